@@ -1,0 +1,13 @@
+/**
+ * Migrations, in order. Each is a function of the dialect so the same list
+ * builds equivalent schemas on SQLite and PostgreSQL.
+ */
+import type { Migration } from 'kysely';
+import type { Dialect } from '../database.js';
+import { foundation } from './0001-foundation.js';
+
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001-foundation': foundation(dialect),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Table types for Kysely. Conventions that hold on both SQLite and PostgreSQL:
+ * booleans are INTEGER 0/1, times are BIGINT Unix milliseconds (pg returns them
+ * as numbers thanks to the int8 type parser in database.ts), JSON is TEXT.
+ */
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  pwd_hash: string;
+  salt: string;
+  pwd_ts: number;
+  base_path: string;
+  role: number;
+  disabled: number;
+  permission: number;
+  otp_secret: string;
+  sso_id: string;
+  created_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface AuthFailuresTable {
+  id: Generated<number>;
+  key: string;
+  at: number;
+}
+
+export interface AuthLocksTable {
+  key: string;
+  until: number;
+}
+
+export interface RevokedTokensTable {
+  jti: string;
+  expires_at: number;
+}
+
+export interface UsedOtpCodesTable {
+  user_id: number;
+  code: string;
+  expires_at: number;
+}
+
+export interface SshKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  title: string;
+  fingerprint: string;
+  key_text: string;
+  added_time: number;
+  last_used_time: number;
+}
+
+export interface StoragesTable {
+  id: Generated<number>;
+  mount_path: string;
+  driver: string;
+  order: number;
+  remark: string;
+  disabled: number;
+  seed_policy: string;
+  proxy: number;
+  addition: string;
+  modified: number;
+}
+
+export interface DB {
+  users: UsersTable;
+  settings: SettingsTable;
+  auth_failures: AuthFailuresTable;
+  auth_locks: AuthLocksTable;
+  revoked_tokens: RevokedTokensTable;
+  used_otp_codes: UsedOtpCodesTable;
+  ssh_keys: SshKeysTable;
+  storages: StoragesTable;
+}

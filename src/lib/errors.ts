@@ -1,0 +1,27 @@
+/**
+ * Ferry's application errors. Every failure a user can cause is one of these;
+ * the single HTTP mapper (src/http/error-mapper.ts) turns them into the envelope
+ * `{code, message, data}` with HTTP status = code.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, data?: Record<string, unknown>) => new AppError(400, message, data ?? null);
+export const unauthorized = (message: string) => new AppError(401, message);
+export const forbidden = (message: string, data?: Record<string, unknown>) => new AppError(403, message, data ?? null);
+export const notFound = (message: string) => new AppError(404, message);
+export const conflict = (message: string) => new AppError(409, message);
+export const tooLarge = (message: string) => new AppError(413, message);
+export const tooManyRequests = (message: string) => new AppError(429, message);
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}

@@ -1,0 +1,97 @@
+/**
+ * Login and request authentication (contract §3). Used by HTTP (and later SFTP).
+ * Order of checks on login: lockout (429) → user + password (401, same message for
+ * both) → disabled (403) → two-factor (402) → token.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { forbidden, tooManyRequests, unauthorized, AppError } from '../../lib/errors.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import type { UsersRepo } from '../users/users.repo.js';
+import { isGuest, Role, type User } from '../users/user.model.js';
+import type { TwoFactorService } from '../two-factor/two-factor.service.js';
+import { addressKey, userKey, type Lockout } from './lockout.js';
+import { hashStatic, verifyStatic } from './password.js';
+import type { TokenClaims, Tokens } from './tokens.js';
+
+export const INVALID_CREDENTIALS = 'Invalid username or password';
+export const LOCKED_MESSAGE = 'Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.';
+
+/** Compared against when the user does not exist, so both failures cost the same time. */
+const DUMMY_SALT = 'ferry-dummy-salt';
+let dummyHash: Promise<string> | null = null;
+
+export interface Principal {
+  user: User;
+  /** The verified token, when authenticated by one (not for the admin API token or the guest). */
+  claims: TokenClaims | null;
+}
+
+export class AuthService {
+  constructor(
+    private readonly users: UsersRepo,
+    private readonly settings: SettingsService,
+    private readonly lockout: Lockout,
+    private readonly tokens: Tokens,
+    private readonly twoFactor: TwoFactorService,
+  ) {}
+
+  /** Checks a username and static hash (lowercase hex); throws 429/401/403/402 in contract order. */
+  async checkCredentials(username: string, staticHex: string | null, ip: string, otpCode?: string): Promise<User> {
+    const keys = [userKey(username), addressKey(ip)];
+    if (await this.lockout.isLocked(keys)) throw tooManyRequests(LOCKED_MESSAGE);
+    const user = await this.users.byUsername(username);
+    const good = user && staticHex !== null
+      ? await verifyStatic(staticHex, user.salt, user.pwdHash)
+      : (await (dummyHash ??= hashStatic('0'.repeat(64), DUMMY_SALT)), false);
+    if (!user || !good) {
+      await this.lockout.recordFailure(keys);
+      throw unauthorized(INVALID_CREDENTIALS);
+    }
+    if (user.disabled) throw forbidden('user is disabled');
+    if (user.otpSecret && !(await this.twoFactor.acceptLoginCode(user, otpCode ?? ''))) {
+      await this.lockout.recordFailure(keys);
+      throw new AppError(402, 'Invalid 2FA code');
+    }
+    await this.lockout.clear(userKey(username));
+    return user;
+  }
+
+  async login(username: string, staticHex: string | null, ip: string, otpCode?: string): Promise<string> {
+    const user = await this.checkCredentials(username, staticHex, ip, otpCode);
+    return this.tokens.issue(user.username, user.pwdTs, await this.settings.getNumber('token_expires_in'));
+  }
+
+  /** Resolves the Authorization header to a user: admin API token, guest, or JWT. */
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const raw = (header ?? '').trim();
+    const token = raw.replace(/^Bearer\s+/i, '');
+    if (token === '') {
+      const guest = await this.users.byRole(Role.GUEST);
+      if (!guest || guest.disabled) throw unauthorized('Guest user is disabled, login please');
+      return { user: guest, claims: null };
+    }
+    const adminToken = await this.settings.get('token');
+    if (adminToken && safeEqual(token, adminToken)) {
+      const admin = await this.users.byRole(Role.ADMIN);
+      if (!admin) throw unauthorized('admin user not found');
+      return { user: admin, claims: null };
+    }
+    const claims = await this.tokens.verify(token);
+    const user = await this.users.byUsername(claims.username);
+    if (!user) throw unauthorized('user no longer exists, login please');
+    if (user.pwdTs !== claims.pwd_ts) throw unauthorized('Password has been changed, login please');
+    if (user.disabled) throw unauthorized('Current user is disabled, replace please');
+    if (isGuest(user)) throw unauthorized('token is invalid');
+    return { user, claims };
+  }
+
+  async logout(p: Principal): Promise<void> {
+    if (p.claims) await this.tokens.revoke(p.claims);
+  }
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

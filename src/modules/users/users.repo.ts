@@ -1,0 +1,87 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { DB, UsersTable } from '../../db/schema.js';
+import type { User } from './user.model.js';
+
+function toUser(r: Selectable<UsersTable>): User {
+  return {
+    id: Number(r.id),
+    username: r.username,
+    pwdHash: r.pwd_hash,
+    salt: r.salt,
+    pwdTs: Number(r.pwd_ts),
+    basePath: r.base_path,
+    role: r.role,
+    disabled: r.disabled === 1,
+    permission: r.permission,
+    otpSecret: r.otp_secret,
+    ssoId: r.sso_id,
+  };
+}
+
+export type UserPatch = Partial<Omit<User, 'id'>>;
+
+function toRow(p: UserPatch): Updateable<UsersTable> {
+  const row: Updateable<UsersTable> = {};
+  if (p.username !== undefined) row.username = p.username;
+  if (p.pwdHash !== undefined) row.pwd_hash = p.pwdHash;
+  if (p.salt !== undefined) row.salt = p.salt;
+  if (p.pwdTs !== undefined) row.pwd_ts = p.pwdTs;
+  if (p.basePath !== undefined) row.base_path = p.basePath;
+  if (p.role !== undefined) row.role = p.role;
+  if (p.disabled !== undefined) row.disabled = p.disabled ? 1 : 0;
+  if (p.permission !== undefined) row.permission = p.permission;
+  if (p.otpSecret !== undefined) row.otp_secret = p.otpSecret;
+  if (p.ssoId !== undefined) row.sso_id = p.ssoId;
+  return row;
+}
+
+/** Kysely queries for users; no rules. */
+export class UsersRepo {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async byId(id: number): Promise<User | null> {
+    const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toUser(r) : null;
+  }
+
+  async byUsername(username: string): Promise<User | null> {
+    const r = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return r ? toUser(r) : null;
+  }
+
+  async byRole(role: number): Promise<User | null> {
+    const r = await this.db.selectFrom('users').selectAll().where('role', '=', role).orderBy('id').executeTakeFirst();
+    return r ? toUser(r) : null;
+  }
+
+  async list(offset: number, limit: number | null): Promise<{ users: User[]; total: number }> {
+    let q = this.db.selectFrom('users').selectAll().orderBy('id').offset(offset);
+    if (limit !== null) q = q.limit(limit);
+    else if (offset > 0) q = q.limit(Number.MAX_SAFE_INTEGER);
+    const [rows, count] = await Promise.all([
+      q.execute(),
+      this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { users: rows.map(toUser), total: Number(count.n) };
+  }
+
+  async insert(u: Omit<User, 'id'>): Promise<User> {
+    const row = { ...(toRow(u) as Omit<Selectable<UsersTable>, 'id'>), created_at: Date.now() };
+    const r = await this.db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+    return toUser(r);
+  }
+
+  async update(id: number, patch: UserPatch): Promise<void> {
+    const row = toRow(patch);
+    if (Object.keys(row).length === 0) return;
+    await this.db.updateTable('users').set(row).where('id', '=', id).execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('ssh_keys').where('user_id', '=', id).execute();
+      await trx.deleteFrom('used_otp_codes').where('user_id', '=', id).execute();
+      await trx.deleteFrom('users').where('id', '=', id).execute();
+    });
+  }
+}
