@@ -73,7 +73,13 @@ export function installErrorMapper(app: FastifyInstance, http200: () => Promise<
     } catch {
       compat = false;
     }
-    return reply.status(compat ? 200 : body.code).type('application/json; charset=utf-8').send(body);
+    // Errors never go through a route's response schema: with HTTP 200 (compat mode)
+    // that schema would describe a success and rewrite the body.
+    return reply
+      .status(compat ? 200 : body.code)
+      .type('application/json; charset=utf-8')
+      .serializer((p: unknown) => JSON.stringify(p))
+      .send(body);
   };
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = toErrorReply(err);

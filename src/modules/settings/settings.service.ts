@@ -109,8 +109,10 @@ function validate(key: string, value: string, where: string): void {
       if (value !== 'true' && value !== 'false') throw bad('must be "true" or "false"');
       break;
     case 'number':
-      if (!/^\d+$/.test(value)) throw bad('must be a non-negative whole number');
-      if (key === 'token_expires_in' && Number(value) < 1) throw bad('must be at least 1 hour');
+      if (key === 'token_expires_in') {
+        // Hours; fractions allowed (0.5 = 30 minutes).
+        if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw bad('must be a positive number of hours');
+      } else if (!/^\d+$/.test(value)) throw bad('must be a non-negative whole number');
       break;
     case 'select':
       if (!def.options!.includes(value)) throw bad(`must be one of ${def.options!.join(', ')}`);
