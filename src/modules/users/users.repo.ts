@@ -55,9 +55,8 @@ export class UsersRepo {
   }
 
   async list(offset: number, limit: number | null): Promise<{ users: User[]; total: number }> {
-    let q = this.db.selectFrom('users').selectAll().orderBy('id').offset(offset);
-    if (limit !== null) q = q.limit(limit);
-    else if (offset > 0) q = q.limit(Number.MAX_SAFE_INTEGER);
+    // SQLite needs a LIMIT before an OFFSET.
+    const q = this.db.selectFrom('users').selectAll().orderBy('id').limit(limit ?? Number.MAX_SAFE_INTEGER).offset(offset);
     const [rows, count] = await Promise.all([
       q.execute(),
       this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
