@@ -88,6 +88,8 @@ export function stripBasePath(basePath: string, fullPath: string): string {
 export function assertSafeName(name: string): string {
   if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) throw new UnsafePathError();
   const decoded = fullyDecoded(name);
-  if (decoded === '..' || decoded.includes('\0')) throw new UnsafePathError();
+  // Same test as cleanPath: a name that decodes to `../x` or `x/..` would be refused
+  // later in every path containing it, so it is refused here too.
+  if (hasDotDotSegment(decoded) || decoded.includes('\0')) throw new UnsafePathError();
   return name;
 }

@@ -4,7 +4,7 @@
  * field must be present and nothing may trail. RSA keys need ≥ 2048 bits. Key
  * material of the classic types is additionally loaded by ssh2's parser.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import ssh2 from 'ssh2';
 
 const sshUtils = ssh2.utils;
@@ -55,12 +55,24 @@ class Reader {
   }
 }
 
-const CURVES: Record<string, { name: string; pointLen: number; bits: number }> = {
-  'ecdsa-sha2-nistp256': { name: 'nistp256', pointLen: 65, bits: 256 },
-  'ecdsa-sha2-nistp384': { name: 'nistp384', pointLen: 97, bits: 384 },
-  'ecdsa-sha2-nistp521': { name: 'nistp521', pointLen: 133, bits: 521 },
-  'sk-ecdsa-sha2-nistp256@openssh.com': { name: 'nistp256', pointLen: 65, bits: 256 },
+const CURVES: Record<string, { name: string; pointLen: number; bits: number; jwk: string }> = {
+  'ecdsa-sha2-nistp256': { name: 'nistp256', pointLen: 65, bits: 256, jwk: 'P-256' },
+  'ecdsa-sha2-nistp384': { name: 'nistp384', pointLen: 97, bits: 384, jwk: 'P-384' },
+  'ecdsa-sha2-nistp521': { name: 'nistp521', pointLen: 133, bits: 521, jwk: 'P-521' },
+  'sk-ecdsa-sha2-nistp256@openssh.com': { name: 'nistp256', pointLen: 65, bits: 256, jwk: 'P-256' },
 };
+
+/** Throws unless the uncompressed point `q` (0x04 ‖ x ‖ y) lies on the curve (as ssh-keygen checks). */
+function checkPointOnCurve(q: Buffer, crv: string): void {
+  const half = (q.length - 1) / 2;
+  const x = q.subarray(1, 1 + half).toString('base64url');
+  const y = q.subarray(1 + half).toString('base64url');
+  try {
+    createPublicKey({ key: { kty: 'EC', crv, x, y }, format: 'jwk' });
+  } catch {
+    throw new InvalidKeyError('ECDSA point is not on the curve');
+  }
+}
 
 function mpintBits(m: Buffer): number {
   let i = 0;
@@ -88,6 +100,7 @@ function checkBlob(type: string, blob: Buffer): number {
     if (r.string() !== curve.name) throw new InvalidKeyError('curve does not match the key type');
     const q = r.bytes();
     if (q.length !== curve.pointLen || q[0] !== 4) throw new InvalidKeyError('bad ECDSA point');
+    checkPointOnCurve(q, curve.jwk);
     bits = curve.bits;
   }
   if (type.startsWith('sk-')) r.string(); // application, e.g. "ssh:"

@@ -8,8 +8,8 @@ export class SshKeysRepo {
   constructor(private readonly db: Kysely<DB>) {}
 
   async listByUser(userId: number, offset: number, limit: number | null): Promise<{ rows: SshKeyRow[]; total: number }> {
-    let q = this.db.selectFrom('ssh_keys').selectAll().where('user_id', '=', userId).orderBy('id').offset(offset);
-    q = q.limit(limit ?? Number.MAX_SAFE_INTEGER);
+    // SQLite needs a LIMIT before an OFFSET.
+    const q = this.db.selectFrom('ssh_keys').selectAll().where('user_id', '=', userId).orderBy('id').limit(limit ?? Number.MAX_SAFE_INTEGER).offset(offset);
     const [rows, count] = await Promise.all([
       q.execute(),
       this.db.selectFrom('ssh_keys').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),

@@ -12,7 +12,7 @@ const KeySchema = Type.Object({
   last_used_time: Type.String(),
 });
 const KeyList = OkOf(PageOf(KeySchema));
-const IdQuery = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const IdQuery = Type.Object({ id: Type.Integer() });
 
 export function sshKeysRoutes(app: HttpApp, ctx: AppContext): void {
   app.get('/api/me/sshkey/list', {

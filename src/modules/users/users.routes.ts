@@ -26,7 +26,7 @@ const UserInput = {
   disabled: Type.Optional(Type.Boolean()),
   sso_id: Type.Optional(Type.String({ maxLength: 256 })),
 };
-const IdQuery = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const IdQuery = Type.Object({ id: Type.Integer() });
 
 export function usersRoutes(app: HttpApp, ctx: AppContext): void {
   app.get('/api/me', {
