@@ -383,10 +383,15 @@ forEachDialect('ssh keys API', (h: () => Harness) => {
     assert.deepEqual(other.body, { code: 404, message: 'failed to get public key', data: null });
     assert.deepEqual((await list(alice)).content, aliceKeys);
 
-    for (const q of ['?id=abc', '?id=1.5', '?id=', '', '?id=-1', '?id=0']) {
+    for (const q of ['?id=abc', '?id=1.5', '?id=', '']) {
       const r = await h().post(`/api/me/sshkey/delete${q}`, undefined, { token: alice });
       assert.equal(r.status, 400, `delete${q}: ${r.status}`);
       assert.equal(r.body.code, 400);
+    }
+    // Integers that name no key (zero, negative) are unknown ids, not malformed ones.
+    for (const q of ['?id=-1', '?id=0']) {
+      const r = await h().post(`/api/me/sshkey/delete${q}`, undefined, { token: alice });
+      assert.equal(r.status, 404, `delete${q}: ${r.status}`);
     }
 
     const unknown = await h().post('/api/me/sshkey/delete?id=999999', undefined, { token: alice });
