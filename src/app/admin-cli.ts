@@ -3,17 +3,17 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig } from '../config/config.js';
 import { Role } from '../modules/users/user.model.js';
-import { openApp } from './bootstrap.js';
+import { closeApp, openApp } from './bootstrap.js';
 import type { AppContext } from './context.js';
 
 async function withAdmin(fn: (ctx: AppContext, adminId: number) => Promise<void>): Promise<void> {
-  const ctx = await openApp(loadConfig(), { logger: pino({ level: 'warn' }) });
+  const ctx = await openApp(loadConfig(), { logger: pino({ level: 'warn' }), mountStorages: false });
   try {
     const admin = await ctx.usersRepo.byRole(Role.ADMIN);
     if (!admin) throw new Error('no admin user');
     await fn(ctx, admin.id);
   } finally {
-    await ctx.database.close();
+    await closeApp(ctx);
   }
 }
 

@@ -35,6 +35,15 @@ export interface OpenOptions {
   /** Where the first admin password is announced (stdout by default). */
   announce?: (line: string) => void;
   logger?: Logger;
+  /** Initialise storage drivers (default true; offline CLI commands skip it). */
+  mountStorages?: boolean;
+}
+
+/** Releases storages and the database pool. */
+export async function closeApp(ctx: AppContext): Promise<void> {
+  await ctx.tasks.stopAll();
+  await ctx.storages.close();
+  await ctx.database.close();
 }
 
 export async function openApp(config: Config, opts: OpenOptions = {}): Promise<AppContext> {
@@ -47,6 +56,7 @@ export async function openApp(config: Config, opts: OpenOptions = {}): Promise<A
     const ctx = buildContext({ config, database, logger, secret, version: ferryVersion() });
     await ctx.settings.ensureDefaults();
     await seedFirstStart(ctx, opts.announce ?? ((l) => process.stdout.write(l + '\n')));
+    if (opts.mountStorages !== false) await ctx.storages.loadAll();
     return ctx;
   } catch (e) {
     await database.close();

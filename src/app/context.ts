@@ -8,6 +8,10 @@ import type { Database } from '../db/database.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { Lockout } from '../modules/auth/lockout.js';
 import { Tokens } from '../modules/auth/tokens.js';
+import { StorageRegistry } from '../modules/storages/storages.service.js';
+import { StoragesRepo } from '../modules/storages/storages.repo.js';
+import { FsService } from '../modules/fs/fs.service.js';
+import { TasksService } from '../modules/tasks/tasks.service.js';
 import { SettingsRepo } from '../modules/settings/settings.repo.js';
 import { SettingsService } from '../modules/settings/settings.service.js';
 import { SshKeysRepo } from '../modules/ssh-keys/ssh-keys.repo.js';
@@ -27,12 +31,16 @@ export interface AppContext {
   auth: AuthService;
   twoFactor: TwoFactorService;
   sshKeys: SshKeysService;
+  storages: StorageRegistry;
+  fs: FsService;
+  tasks: TasksService;
 }
 
 export function buildContext(opts: { config: Config; database: Database; logger: Logger; secret: Uint8Array; version: string }): AppContext {
   const { db } = opts.database;
   const settings = new SettingsService(new SettingsRepo(db));
   const usersRepo = new UsersRepo(db);
+  const storages = new StorageRegistry(new StoragesRepo(db), db, opts.logger);
   const twoFactor = new TwoFactorService(db, usersRepo, settings);
   const auth = new AuthService(usersRepo, settings, new Lockout(db), new Tokens(db, opts.secret), twoFactor);
   return {
@@ -43,5 +51,8 @@ export function buildContext(opts: { config: Config; database: Database; logger:
     auth,
     twoFactor,
     sshKeys: new SshKeysService(new SshKeysRepo(db)),
+    storages,
+    fs: new FsService(storages),
+    tasks: new TasksService(db, opts.logger),
   };
 }

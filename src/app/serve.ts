@@ -1,7 +1,7 @@
 /** `ferry serve`: opens the data dir and listens until SIGINT/SIGTERM. */
 import type { Config } from '../config/config.js';
 import { buildHttpServer } from '../http/server.js';
-import { openApp } from './bootstrap.js';
+import { closeApp, openApp } from './bootstrap.js';
 
 export async function serve(config: Config): Promise<void> {
   const ctx = await openApp(config);
@@ -12,7 +12,7 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     ctx.logger.info({ signal }, 'shutting down');
     await app.close();
-    await ctx.database.close();
+    await closeApp(ctx);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

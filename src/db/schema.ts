@@ -70,6 +70,51 @@ export interface StoragesTable {
   modified: number;
 }
 
+export interface HashIndexTable {
+  storage_id: number;
+  path: string;
+  size: number;
+  mtime: number;
+  md5: string | null;
+  sha1: string | null;
+  sha256: string | null;
+}
+
+export interface SharesTable {
+  id: string;
+  creator_id: number;
+  /** JSON array of full virtual paths. */
+  files: string;
+  password: string;
+  expires_at: number | null;
+  max_accessed: number;
+  accessed: number;
+  disabled: number;
+  remark: string;
+  created_at: number;
+}
+
+export interface TasksTable {
+  id: string;
+  type: string;
+  name: string;
+  creator_id: number;
+  state: number;
+  status: string;
+  progress: number;
+  total_bytes: number;
+  done_bytes: number;
+  error: string;
+  payload: string;
+  result: string;
+  runner: string | null;
+  heartbeat_at: number | null;
+  attempts: number;
+  created_at: number;
+  start_time: number | null;
+  end_time: number | null;
+}
+
 export interface DB {
   users: UsersTable;
   settings: SettingsTable;
@@ -79,4 +124,7 @@ export interface DB {
   used_otp_codes: UsedOtpCodesTable;
   ssh_keys: SshKeysTable;
   storages: StoragesTable;
+  hash_index: HashIndexTable;
+  shares: SharesTable;
+  tasks: TasksTable;
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../lib/errors.js';
+import { DRIVER_ERROR_STATUS, isDriverError } from '../modules/storages/drivers/types.js';
 
 interface AjvLikeError {
   keyword: string;
@@ -44,6 +45,10 @@ export interface ErrorReply {
 /** Maps anything thrown to `{code, message, data}`. */
 export function toErrorReply(err: unknown): ErrorReply {
   if (isAppError(err)) return { code: err.code, message: err.message, data: err.data };
+  if (isDriverError(err)) {
+    const code = DRIVER_ERROR_STATUS[err.kind];
+    return { code, message: code >= 500 ? `storage error: ${err.message}` : err.message, data: err.option ? { option: err.option } : null };
+  }
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
     return { code: 400, message: validationMessage(fe.validation, fe.validationContext), data: null };

@@ -8,6 +8,11 @@ import { authRoutes } from '../modules/auth/auth.routes.js';
 import { settingsRoutes } from '../modules/settings/settings.routes.js';
 import { sshKeysRoutes } from '../modules/ssh-keys/ssh-keys.routes.js';
 import { usersRoutes } from '../modules/users/users.routes.js';
+import { storagesRoutes } from '../modules/storages/storages.routes.js';
+import { fsRoutes } from '../modules/fs/fs.routes.js';
+import { uploadRoutes } from '../modules/fs/upload.routes.js';
+import { downloadRoutes } from '../modules/fs/download.routes.js';
+import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorMapper } from './error-mapper.js';
 import type { HttpApp } from './types.js';
@@ -48,14 +53,8 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
     } catch (e) {
       database = { ok: false, dialect: ctx.database.dialect, latency_ms: Date.now() - started, error: String(e) };
     }
-    const storages = database.ok
-      ? (await ctx.database.db.selectFrom('storages').select(['id', 'mount_path', 'driver', 'disabled']).orderBy('id').execute()).map((s) => ({
-          id: Number(s.id),
-          mount_path: s.mount_path,
-          driver: s.driver,
-          disabled: s.disabled === 1,
-        }))
-      : [];
+    if (database.ok) await ctx.storages.refresh().catch(() => {});
+    const storages = ctx.storages.list().map((m) => ({ id: m.record.id, mount_path: m.record.mountPath, driver: m.record.driver, status: m.status }));
     const status = database.ok ? 200 : 500;
     return reply.status(status).send({ code: status, message: database.ok ? 'success' : 'database unavailable', data: { database, storages } });
   });
@@ -64,5 +63,10 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
   usersRoutes(app, ctx);
   sshKeysRoutes(app, ctx);
   settingsRoutes(app, ctx);
+  storagesRoutes(app, ctx);
+  fsRoutes(app, ctx);
+  uploadRoutes(app, ctx);
+  downloadRoutes(app, ctx);
+  tasksRoutes(app, ctx);
   return app;
 }

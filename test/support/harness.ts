@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import pino from 'pino';
-import { openApp } from '../../src/app/bootstrap.js';
+import { closeApp, openApp } from '../../src/app/bootstrap.js';
 import type { AppContext } from '../../src/app/context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildHttpServer } from '../../src/http/server.js';
@@ -60,7 +60,7 @@ export class Harness {
 
   async close(): Promise<void> {
     await this.app.close();
-    await this.ctx.database.close();
+    await closeApp(this.ctx);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,176 @@
+/**
+ * The virtual tree: user paths → (storage, inner path), listings merged with mount
+ * points, and file operations across storages. Paths here are FULL virtual paths
+ * (already joined under the user's base path by the routes, through lib/path-safety).
+ */
+import { pipeline } from 'node:stream/promises';
+import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
+import { assertSafeName, isWithin } from '../../lib/path-safety.js';
+import { byteCounter } from '../../lib/streams.js';
+import { isDriverError, type Entry, type StorageDriver } from '../storages/drivers/index.js';
+import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
+
+export const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
+export const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+export const joinPath = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
+
+export interface Located {
+  storage: MountedStorage;
+  driver: StorageDriver;
+  inner: string;
+}
+
+export interface TransferProgress {
+  (bytes: number): void;
+}
+
+function virtualDir(name: string, modified: number): Entry {
+  return { name, path: '', size: 0, isDir: true, modified: new Date(modified) };
+}
+
+export class FsService {
+  constructor(private readonly storages: StorageRegistry) {}
+
+  /** The storage holding `full` (404 when none, 500 when it is broken). */
+  locate(full: string): Promise<Located> {
+    return this.storages.resolve(full);
+  }
+
+  async stat(full: string): Promise<Entry & { storage: MountedStorage | null }> {
+    const owner = await this.storages.owner(full);
+    if (owner?.storage.driver) {
+      try {
+        const e = await owner.storage.driver.stat(owner.inner);
+        return { ...e, name: full === '/' ? 'root' : baseName(full), storage: owner.storage };
+      } catch (err) {
+        if (!isDriverError(err, 'not_found')) throw err;
+      }
+    }
+    const virt = await this.storages.virtualChildren(full);
+    if (virt.length > 0 || full === '/') {
+      const m = virt[0]?.storage.record.modified ?? Date.now();
+      return { ...virtualDir(full === '/' ? 'root' : baseName(full), m), storage: owner?.storage ?? null };
+    }
+    if (owner && !owner.storage.driver) throw new AppError(500, `storage ${owner.storage.record.mountPath} is unavailable: ${owner.storage.status}`);
+    throw notFound('object not found');
+  }
+
+  /** Directory listing: the owning storage's entries plus mount points below `full`. */
+  async list(full: string): Promise<Entry[]> {
+    const virt = await this.storages.virtualChildren(full);
+    const owner = await this.storages.owner(full);
+    let entries: Entry[] = [];
+    if (owner?.storage.driver) {
+      try {
+        entries = await owner.storage.driver.list(owner.inner);
+      } catch (err) {
+        if (!(isDriverError(err, 'not_found') && virt.length > 0)) throw err;
+      }
+    } else if (owner && virt.length === 0) {
+      throw new AppError(500, `storage ${owner.storage.record.mountPath} is unavailable: ${owner.storage.status}`);
+    } else if (!owner && virt.length === 0 && full !== '/') {
+      throw notFound('object not found');
+    }
+    const shadowed = new Set(virt.map((v) => v.name));
+    const merged = entries.filter((e) => !shadowed.has(e.name));
+    for (const v of virt) merged.push({ ...virtualDir(v.name, v.storage.record.modified), path: joinPath(full, v.name) });
+    return merged;
+  }
+
+  async mkdir(full: string): Promise<void> {
+    const { driver, inner } = await this.locate(full);
+    if (inner === '/') return;
+    await driver.mkdir(inner);
+  }
+
+  async rename(full: string, newName: string, overwrite: boolean): Promise<void> {
+    assertSafeName(newName);
+    const { driver, inner } = await this.locate(full);
+    if (inner === '/') throw forbidden('a mount point cannot be renamed here; change the storage instead');
+    const target = joinPath(parentOf(inner), newName);
+    if (target === inner) return;
+    if (!overwrite && (await exists(driver, target))) throw forbidden(`file [${newName}] exists`);
+    if (overwrite && (await exists(driver, target))) {
+      await driver.move(inner, target, { overwrite: true });
+      return;
+    }
+    await driver.rename(inner, newName);
+  }
+
+  async remove(full: string): Promise<void> {
+    const { driver, inner } = await this.locate(full);
+    if (inner === '/') throw forbidden('a mount point cannot be removed');
+    await driver.remove(inner);
+  }
+
+  /** Total bytes below `full` (a file's size, or the sum of a folder's files). */
+  async totalSize(full: string): Promise<number> {
+    const e = await this.stat(full);
+    if (!e.isDir) return e.size;
+    let sum = 0;
+    for (const c of await this.list(full)) sum += await this.totalSize(joinPath(full, c.name));
+    return sum;
+  }
+
+  /** True when src and dst live on the same storage (the driver can move/copy natively). */
+  async sameStorage(a: string, b: string): Promise<boolean> {
+    const [x, y] = await Promise.all([this.locate(a), this.locate(b)]);
+    return x.storage.record.id === y.storage.record.id;
+  }
+
+  /**
+   * Moves or copies `src` to `dst` (full paths). Same storage: natively. Across storages:
+   * streamed (never buffered whole), each file committed only when complete; a move then
+   * removes the source.
+   */
+  async transfer(kind: 'move' | 'copy', src: string, dst: string, opts: { overwrite: boolean; signal?: AbortSignal; progress?: TransferProgress }): Promise<void> {
+    if (isWithin(src, dst)) throw badRequest(`cannot ${kind} ${src} into itself`);
+    const s = await this.locate(src);
+    const d = await this.locate(dst);
+    if (s.inner === '/') throw forbidden(`a mount point cannot be ${kind === 'move' ? 'moved' : 'copied'}`);
+    if (!opts.overwrite && (await exists(d.driver, d.inner))) throw forbidden(`file [${baseName(dst)}] exists`);
+    if (s.storage.record.id === d.storage.record.id) {
+      if (kind === 'move') await s.driver.move(s.inner, d.inner, { overwrite: opts.overwrite });
+      else await s.driver.copy(s.inner, d.inner, { overwrite: opts.overwrite });
+      opts.progress?.(0);
+      return;
+    }
+    await this.streamCopy(s.driver, s.inner, d.driver, d.inner, opts);
+    if (kind === 'move') await s.driver.remove(s.inner);
+  }
+
+  private async streamCopy(
+    from: StorageDriver,
+    src: string,
+    to: StorageDriver,
+    dst: string,
+    opts: { overwrite: boolean; signal?: AbortSignal; progress?: TransferProgress },
+  ): Promise<void> {
+    opts.signal?.throwIfAborted();
+    const e = await from.stat(src);
+    if (e.isDir) {
+      await to.mkdir(dst);
+      for (const c of await from.list(src)) await this.streamCopy(from, joinPath(src, c.name), to, joinPath(dst, c.name), opts);
+      return;
+    }
+    const pending = await to.beginWrite(dst, { size: e.size, overwrite: opts.overwrite, mtime: e.modified });
+    try {
+      const body = await from.read(src);
+      await pipeline(body, byteCounter((n) => opts.progress?.(n)), pending.stream, opts.signal ? { signal: opts.signal } : {});
+      await pending.commit();
+    } catch (err) {
+      await pending.abort(err);
+      throw err;
+    }
+  }
+}
+
+async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
+  try {
+    await driver.stat(inner);
+    return true;
+  } catch (e) {
+    if (isDriverError(e, 'not_found')) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Serves one stored file over HTTP: single and open-ended/suffix ranges (206/416),
+ * conditional requests (ETag / Last-Modified → 304), HEAD, Content-Disposition with
+ * UTF-8 names. Used by `/d`, `/p` and share downloads.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { extname } from 'node:path';
+import type { Entry, StorageDriver } from '../storages/drivers/index.js';
+
+const MIME: Record<string, string> = {
+  '.txt': 'text/plain; charset=utf-8', '.md': 'text/markdown; charset=utf-8', '.json': 'application/json', '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.xml': 'application/xml', '.pdf': 'application/pdf',
+  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon', '.avif': 'image/avif', '.mp4': 'video/mp4', '.webm': 'video/webm', '.mkv': 'video/x-matroska', '.mov': 'video/quicktime',
+  '.mp3': 'audio/mpeg', '.flac': 'audio/flac', '.ogg': 'audio/ogg', '.wav': 'audio/wav', '.m4a': 'audio/mp4', '.zip': 'application/zip',
+  '.gz': 'application/gzip', '.tar': 'application/x-tar', '.7z': 'application/x-7z-compressed', '.torrent': 'application/x-bittorrent',
+  '.oss': 'application/json', '.cas': 'text/plain; charset=utf-8', '.apk': 'application/vnd.android.package-archive',
+};
+
+export function contentType(name: string): string {
+  return MIME[extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266 / 5987). */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const star = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${star}`;
+}
+
+export function etagOf(e: Entry): string {
+  const hashes = Object.values(e.hashes ?? {}).filter(Boolean).sort();
+  if (hashes.length) return `"${hashes[hashes.length - 1]}"`;
+  return `"${Math.floor(e.modified.getTime() / 1000).toString(16)}-${e.size.toString(16)}"`;
+}
+
+/** Parses a single `bytes=` range against `size`; null = whole file, 'invalid' = 416. Multiple ranges are served whole. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m) return header.trim().startsWith('bytes=') && header.includes(',') ? null : 'invalid';
+  const [, a, b] = m;
+  if (a === '' && b === '') return 'invalid';
+  if (size === 0) return null;
+  let start: number;
+  let end: number;
+  if (a === '') {
+    const n = Number(b);
+    if (n === 0) return 'invalid';
+    start = Math.max(0, size - n);
+    end = size - 1;
+  } else {
+    start = Number(a);
+    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+  }
+  if (start >= size || start > end) return 'invalid';
+  return { start, end };
+}
+
+function notModified(req: FastifyRequest, etag: string, modified: Date): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*');
+  const ims = req.headers['if-modified-since'];
+  if (ims) {
+    const t = Date.parse(ims);
+    return !Number.isNaN(t) && Math.floor(modified.getTime() / 1000) <= Math.floor(t / 1000);
+  }
+  return false;
+}
+
+export async function serveFile(req: FastifyRequest, reply: FastifyReply, driver: StorageDriver, inner: string, e: Entry): Promise<FastifyReply> {
+  const etag = etagOf(e);
+  reply
+    .header('Accept-Ranges', 'bytes')
+    .header('ETag', etag)
+    .header('Last-Modified', e.modified.toUTCString())
+    .header('Content-Type', contentType(e.name))
+    .header('Content-Disposition', contentDisposition(e.name));
+  if (notModified(req, etag, e.modified)) return reply.status(304).send();
+  let range = parseRange(req.headers.range, e.size);
+  const ifRange = req.headers['if-range'];
+  if (range && range !== 'invalid' && ifRange && ifRange !== etag && ifRange !== e.modified.toUTCString()) range = null;
+  if (range === 'invalid') {
+    return reply.status(416).header('Content-Range', `bytes */${e.size}`).type('application/json').send({ code: 416, message: 'range not satisfiable', data: null });
+  }
+  const length = range ? range.end - range.start + 1 : e.size;
+  reply.header('Content-Length', String(length));
+  if (range) reply.status(206).header('Content-Range', `bytes ${range.start}-${range.end}/${e.size}`);
+  if (req.method === 'HEAD' || length === 0) return reply.send();
+  const body = await driver.read(inner, range ?? undefined);
+  return reply.send(body);
+}

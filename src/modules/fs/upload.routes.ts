@@ -1,0 +1,64 @@
+/** `PUT|POST /api/fs/put` (raw body) and `/api/fs/form` (multipart field `file`), also at `/fs/…`. */
+import multipart from '@fastify/multipart';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../../app/context.js';
+import { currentUser } from '../../http/auth-hook.js';
+import { ok } from '../../http/envelope.js';
+import type { HttpApp } from '../../http/types.js';
+import { badRequest } from '../../lib/errors.js';
+import { presentTask } from '../tasks/task.model.js';
+import { parseUploadHeaders, registerUploadTask, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
+
+const UPLOAD_HEADERS_DOC =
+  'Headers: File-Path (URL-encoded), Overwrite (default true), As-Task or ?as_task=true, Content-Length or X-File-Size, ' +
+  'Last-Modified (Unix ms), X-File-Md5|Sha1|Sha256 (a mismatch fails the upload). The file appears only when complete.';
+
+export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
+  registerUploadTask(ctx);
+
+  const finish = async (spec: UploadSpec, body: Readable, req: Parameters<typeof currentUser>[0]) => {
+    if (spec.asTask) {
+      const task = await spoolUploadTask(ctx, currentUser(req), spec, body);
+      return ok({ task: presentTask(task, currentUser(req).username) });
+    }
+    await storeUpload(ctx, spec, body);
+    return ok(null);
+  };
+
+  // Raw body: the request stream goes to the storage untouched (no parser buffers it).
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    for (const url of ['/api/fs/put', '/fs/put']) {
+      scope.route({
+        method: ['PUT', 'POST'],
+        url,
+        config: { auth: 'guest' },
+        schema: { tags: ['fs'], summary: 'Streamed upload (raw body)', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs') },
+        handler: async (req) => {
+          const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: true });
+          return finish(spec, req.raw, req);
+        },
+      });
+    }
+  });
+
+  void app.register(async (scope) => {
+    await scope.register(multipart, { limits: { files: 1, fileSize: Number.MAX_SAFE_INTEGER, fields: 20 } });
+    for (const url of ['/api/fs/form', '/fs/form']) {
+      scope.route({
+        method: ['PUT', 'POST'],
+        url,
+        config: { auth: 'guest' },
+        schema: { tags: ['fs'], summary: 'Multipart upload (field "file")', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs') },
+        handler: async (req) => {
+          const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: false });
+          if (!req.isMultipart()) throw badRequest('body: multipart/form-data with a "file" field is required');
+          const part = await req.file();
+          if (!part || part.fieldname !== 'file') throw badRequest('body: multipart field "file" is required');
+          return finish(spec, part.file, req);
+        },
+      });
+    }
+  });
+}

@@ -1,0 +1,512 @@
+/**
+ * `local` driver: a directory on the host.
+ *
+ * - Writes go to `<target dir>/.ferry-tmp-<random>`; commit = utimes → fsync → rename (or link for
+ *   overwrite=false, which is atomic no-clobber) → fsync of the directory. Commits to the same
+ *   path are serialised in-process so the hash index always describes the file that won.
+ * - Hashes come from an injected HashIndex keyed by (path, size, mtime ms). It is filled on every
+ *   committed write (computed or caller-supplied digests) and on every complete whole-file read,
+ *   and it is moved/invalidated along with the files.
+ * - Directory copies are built in a hidden temp directory and renamed into place at the end.
+ */
+import { constants as fsc, type Dirent, type Stats } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join, resolve, dirname, relative } from 'node:path';
+import { Readable, Transform, pipeline } from 'node:stream';
+import { BasePendingWrite } from './pending.js';
+import {
+  DriverError,
+  HASH_NAMES,
+  type ByteRange,
+  type DriverCapabilities,
+  type Entry,
+  type HashIndex,
+  type Hashes,
+  type MoveOptions,
+  type OptionDescriptor,
+  type PendingWrite,
+  type StorageDriver,
+  type StorageUsage,
+  type WriteOptions,
+} from './types.js';
+import { KeyedMutex, MultiHasher, TEMP_PREFIX, baseName, checkName, checkPath, checkRange, checkTransfer, hasAny, isTempName, joinPath, mapLimit, parentOf } from './util.js';
+
+export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
+  { name: 'root_folder_path', type: 'string', default: '', required: true, help: 'Host directory holding the files. It must exist; a relative path is made absolute.' },
+  { name: 'show_hidden', type: 'bool', default: true, required: false, help: 'When false, names starting with "." are left out of listings.' },
+  { name: 'mkdir_perm', type: 'string', default: '777', required: false, help: 'Octal mode for new folders (the process umask still applies).' },
+  {
+    name: 'recycle_bin_path',
+    type: 'string',
+    default: 'delete permanently',
+    required: false,
+    help: 'Empty or "delete permanently" deletes for real; otherwise removed items are moved under this host directory, mirroring their folder.',
+  },
+];
+
+const DELETE_PERMANENTLY = 'delete permanently';
+const READ_HWM = 256 * 1024;
+
+export interface LocalDeps {
+  hashIndex: HashIndex;
+}
+
+function mapFsError(e: unknown, path: string): DriverError {
+  if (e instanceof DriverError) return e;
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const msg = (e as Error)?.message ?? String(e);
+  switch (code) {
+    case 'ENOENT':
+      return new DriverError('not_found', `object not found: ${path}`, { path, cause: e });
+    case 'EEXIST':
+    case 'ENOTEMPTY':
+      return new DriverError('exists', `file exists: ${path}`, { path, cause: e });
+    case 'ENOTDIR':
+      return new DriverError('not_a_directory', `not a directory: ${path}`, { path, cause: e });
+    case 'EISDIR':
+      return new DriverError('is_a_directory', `is a directory: ${path}`, { path, cause: e });
+    case 'EACCES':
+    case 'EPERM':
+      return new DriverError('permission', `permission denied: ${path}`, { path, cause: e });
+    default:
+      return new DriverError('io', `${msg} (${path})`, { path, cause: e });
+  }
+}
+
+const mtimeKey = (st: Stats) => Math.floor(st.mtimeMs);
+
+async function exists(abs: string): Promise<Stats | null> {
+  try {
+    return await fsp.lstat(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await fsp.open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // some file systems refuse fsync on directories; the rename itself is still atomic
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+const tmpName = () => TEMP_PREFIX + randomBytes(9).toString('hex');
+
+export class LocalDriver implements StorageDriver {
+  readonly kind = 'local';
+  readonly capabilities: DriverCapabilities = { hashes: HASH_NAMES, streamable: true, presign: false };
+  readonly root: string;
+  private readonly showHidden: boolean;
+  private readonly dirMode: number;
+  private readonly recycleBin: string | null;
+  /** @internal used by LocalPendingWrite */
+  readonly commitLock = new KeyedMutex();
+
+  private constructor(
+    readonly options: Readonly<Record<string, unknown>>,
+    root: string,
+    /** @internal */ readonly index: HashIndex,
+  ) {
+    this.root = root;
+    this.showHidden = options.show_hidden !== false;
+    this.dirMode = parseInt(String(options.mkdir_perm || '777'), 8);
+    const bin = String(options.recycle_bin_path ?? '').trim();
+    this.recycleBin = bin === '' || bin === DELETE_PERMANENTLY ? null : resolve(bin);
+  }
+
+  /** `opts` must already be validated against LOCAL_OPTIONS. */
+  static async create(opts: Record<string, unknown>, deps: LocalDeps): Promise<LocalDriver> {
+    const rootOpt = String(opts.root_folder_path);
+    const root = resolve(rootOpt);
+    const st = await fsp.stat(root).catch(() => null);
+    if (!st?.isDirectory()) {
+      throw new DriverError('invalid_option', `root folder ${root} not exists`, { option: 'root_folder_path' });
+    }
+    const perm = String(opts.mkdir_perm || '777');
+    if (!/^[0-7]{1,4}$/.test(perm)) throw new DriverError('invalid_option', `mkdir_perm must be octal, got ${perm}`, { option: 'mkdir_perm' });
+    return new LocalDriver({ ...opts, root_folder_path: root }, await fsp.realpath(root), deps.hashIndex);
+  }
+
+  /** Host path for an in-storage path (validated). */
+  abs(path: string): string {
+    const segs = checkPath(path);
+    return segs.length ? join(this.root, ...segs) : this.root;
+  }
+
+  private toEntry(path: string, st: Stats, hashes?: Hashes): Entry {
+    const isDir = st.isDirectory();
+    const e: Entry = { name: baseName(path), path, size: isDir ? 0 : st.size, isDir, modified: st.mtime };
+    if (st.birthtimeMs > 0) e.created = st.birthtime;
+    if (hasAny(hashes)) e.hashes = hashes;
+    return e;
+  }
+
+  private async statAbs(abs: string, path: string): Promise<Stats> {
+    try {
+      return await fsp.stat(abs);
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+  }
+
+  private async requireDir(path: string): Promise<void> {
+    const st = await this.statAbs(this.abs(path), path);
+    if (!st.isDirectory()) throw new DriverError('not_a_directory', `not a directory: ${path}`, { path });
+  }
+
+  async list(path: string): Promise<Entry[]> {
+    const dir = this.abs(path);
+    let dirents: Dirent[];
+    try {
+      dirents = await fsp.readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+    const names = dirents.map((d) => d.name).filter((n) => !isTempName(n) && (this.showHidden || !n.startsWith('.')));
+    const entries = await mapLimit(names, 32, async (name) => {
+      const abs = join(dir, name);
+      const st = await fsp.stat(abs).catch(() => fsp.lstat(abs).catch(() => null)); // broken symlink → lstat
+      return st ? this.toEntry(joinPath(path, name), st) : null;
+    });
+    return entries.filter((e): e is Entry => e !== null);
+  }
+
+  async stat(path: string): Promise<Entry> {
+    const st = await this.statAbs(this.abs(path), path);
+    const hashes = st.isFile() ? await this.index.get(path, st.size, mtimeKey(st)) : undefined;
+    return this.toEntry(path, st, hashes);
+  }
+
+  async hashes(path: string): Promise<Hashes> {
+    const st = await this.statAbs(this.abs(path), path);
+    if (st.isDirectory()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+    return (await this.index.get(path, st.size, mtimeKey(st))) ?? {};
+  }
+
+  async read(path: string, range?: ByteRange): Promise<Readable> {
+    const abs = this.abs(path);
+    let fh: FileHandle;
+    try {
+      fh = await fsp.open(abs, 'r');
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+    let st: Stats;
+    try {
+      st = await fh.stat();
+      if (st.isDirectory()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      throw mapFsError(e, path);
+    }
+    const start = range ? range.start : 0;
+    let end = st.size - 1;
+    try {
+      if (range) end = checkRange(path, st.size, range);
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      throw e;
+    }
+    const whole = start === 0 && end === st.size - 1;
+    const known = whole ? await this.index.get(path, st.size, mtimeKey(st)).catch(() => undefined) : undefined;
+    const missing = HASH_NAMES.filter((n) => !known?.[n]);
+    if (st.size === 0) {
+      await fh.close().catch(() => undefined);
+      if (missing.length) await this.index.put(path, 0, mtimeKey(st), new MultiHasher(missing).digest()).catch(() => undefined);
+      return Readable.from([]);
+    }
+    const rs = fh.createReadStream({ start, end, highWaterMark: READ_HWM, autoClose: true });
+    if (!whole || missing.length === 0) return rs;
+    // Whole-file read with unknown hashes: fill the index on the way out.
+    const hasher = new MultiHasher(missing);
+    let n = 0;
+    const tap = new Transform({
+      highWaterMark: READ_HWM,
+      transform(chunk: Buffer, _enc, cb) {
+        hasher.update(chunk);
+        n += chunk.length;
+        cb(null, chunk);
+      },
+      flush: (cb) => {
+        if (n !== st.size) return cb();
+        const digests = hasher.digest();
+        fsp
+          .stat(abs)
+          .then((now) =>
+            now.ino === st.ino && now.size === st.size && now.mtimeMs === st.mtimeMs ? this.index.put(path, st.size, mtimeKey(st), digests) : undefined,
+          )
+          .catch(() => undefined)
+          .finally(() => cb());
+      },
+    });
+    pipeline(rs, tap, () => undefined);
+    return tap;
+  }
+
+  async beginWrite(path: string, opts: WriteOptions = {}): Promise<PendingWrite> {
+    const abs = this.abs(path);
+    if (path === '/') throw new DriverError('is_a_directory', 'cannot write the root', { path });
+    await this.mkdirp(parentOf(path), true);
+    const cur = await exists(abs).catch((e: unknown) => {
+      throw mapFsError(e, path);
+    });
+    if (cur?.isDirectory()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+    if (cur && opts.overwrite === false) throw new DriverError('exists', 'file exists', { path });
+    const tmp = join(dirname(abs), tmpName());
+    let fh: FileHandle;
+    try {
+      fh = await fsp.open(tmp, 'wx', 0o666);
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+    return new LocalPendingWrite(this, path, abs, tmp, fh, opts);
+  }
+
+  /** mkdir -p; a file at `path` itself is `exists` unless `asParent` (then `not_a_directory`). */
+  private async mkdirp(path: string, asParent = false): Promise<void> {
+    const abs = this.abs(path);
+    try {
+      await fsp.mkdir(abs, { recursive: true, mode: this.dirMode });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOTDIR') {
+        const st = await exists(abs).catch(() => null);
+        if (st && !st.isDirectory() && code === 'EEXIST' && !asParent) throw new DriverError('exists', `file exists: ${path}`, { path });
+        throw new DriverError('not_a_directory', `a parent of ${path} is not a directory`, { path, cause: e });
+      }
+      throw mapFsError(e, path);
+    }
+  }
+
+  async mkdir(path: string): Promise<Entry> {
+    await this.mkdirp(path);
+    const st = await this.statAbs(this.abs(path), path);
+    if (!st.isDirectory()) throw new DriverError('exists', `file exists: ${path}`, { path });
+    return this.toEntry(path, st);
+  }
+
+  async rename(path: string, newName: string): Promise<Entry> {
+    checkName(newName);
+    checkPath(path);
+    return this.move(path, joinPath(parentOf(path), newName));
+  }
+
+  /** Shared checks for move/copy; returns the source stats. */
+  private async prepareTransfer(src: string, dst: string, opts: MoveOptions, verb: string): Promise<{ sst: Stats; replace: boolean }> {
+    checkTransfer(src, dst, verb);
+    const sst = await this.statAbs(this.abs(src), src);
+    await this.requireDir(parentOf(dst)).catch((e: unknown) => {
+      throw e instanceof DriverError && e.kind === 'not_found' ? new DriverError('not_found', `destination folder not found: ${parentOf(dst)}`, { path: dst }) : e;
+    });
+    const dst0 = src === dst ? null : await exists(this.abs(dst));
+    if (dst0 && !(opts.overwrite && dst0.isFile() && sst.isFile())) throw new DriverError('exists', `file [${baseName(dst)}] exists`, { path: dst });
+    return { sst, replace: !!dst0 };
+  }
+
+  async move(src: string, dst: string, opts: MoveOptions = {}): Promise<Entry> {
+    const { sst, replace } = await this.prepareTransfer(src, dst, opts, 'move');
+    if (src === dst) return this.stat(src);
+    const a = this.abs(src);
+    const b = this.abs(dst);
+    try {
+      if (sst.isFile() && !replace) {
+        // atomic no-clobber for files; directories fall back to check-then-rename
+        try {
+          await fsp.link(a, b);
+          await fsp.unlink(a);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === 'EEXIST') throw e;
+          await fsp.rename(a, b);
+        }
+      } else {
+        await fsp.rename(a, b);
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw mapFsError(e, dst);
+      await this.copy(src, dst, opts);
+      await this.remove(src);
+      return this.stat(dst);
+    }
+    await fsyncDir(dirname(b));
+    await this.index.move(src, dst);
+    return this.stat(dst);
+  }
+
+  async copy(src: string, dst: string, opts: MoveOptions = {}): Promise<Entry> {
+    if (src === dst) throw new DriverError('invalid_operation', 'cannot copy onto itself', { path: dst });
+    const { sst } = await this.prepareTransfer(src, dst, opts, 'copy');
+    const b = this.abs(dst);
+    const tmp = join(dirname(b), tmpName());
+    const copied: { src: string; dst: string; st: Stats }[] = [];
+    try {
+      if (sst.isDirectory()) await this.copyTree(this.abs(src), tmp, src, dst, copied);
+      else await this.copyOneFile(this.abs(src), tmp, sst, src, dst, copied);
+      if (sst.isDirectory()) {
+        // no-clobber for directories: rename fails with ENOTEMPTY/EEXIST only if dst is non-empty
+        if (await exists(b)) throw new DriverError('exists', `file [${baseName(dst)}] exists`, { path: dst });
+        await fsp.rename(tmp, b);
+      } else if (opts.overwrite) {
+        await fsp.rename(tmp, b);
+      } else {
+        await fsp.link(tmp, b);
+        await fsp.unlink(tmp);
+      }
+      await fsyncDir(dirname(b));
+    } catch (e) {
+      await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw mapFsError(e, dst);
+    }
+    await this.index.invalidate(dst);
+    for (const c of copied) {
+      const h = await this.index.get(c.src, c.st.size, mtimeKey(c.st));
+      if (!h) continue;
+      const now = await fsp.stat(this.abs(c.dst)).catch(() => null);
+      if (now) await this.index.put(c.dst, now.size, mtimeKey(now), h);
+    }
+    return this.stat(dst);
+  }
+
+  private async copyOneFile(a: string, b: string, st: Stats, srcPath: string, dstPath: string, copied: { src: string; dst: string; st: Stats }[]): Promise<void> {
+    await fsp.copyFile(a, b, fsc.COPYFILE_FICLONE | fsc.COPYFILE_EXCL);
+    await fsp.utimes(b, st.atime, st.mtime);
+    const fh = await fsp.open(b, 'r+');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    copied.push({ src: srcPath, dst: dstPath, st });
+  }
+
+  private async copyTree(a: string, b: string, srcPath: string, dstPath: string, copied: { src: string; dst: string; st: Stats }[]): Promise<void> {
+    const dst = await fsp.stat(a);
+    await fsp.mkdir(b, { mode: this.dirMode });
+    for (const d of await fsp.readdir(a, { withFileTypes: true })) {
+      if (isTempName(d.name)) continue;
+      const ca = join(a, d.name);
+      const cb = join(b, d.name);
+      const sp = joinPath(srcPath, d.name);
+      const dp = joinPath(dstPath, d.name);
+      if (d.isSymbolicLink()) await fsp.symlink(await fsp.readlink(ca), cb);
+      else if (d.isDirectory()) await this.copyTree(ca, cb, sp, dp, copied);
+      else if (d.isFile()) await this.copyOneFile(ca, cb, await fsp.stat(ca), sp, dp, copied);
+      else throw new DriverError('invalid_operation', `cannot copy a device: ${sp}`, { path: sp });
+    }
+    await fsp.utimes(b, dst.atime, dst.mtime);
+  }
+
+  async remove(path: string): Promise<void> {
+    const abs = this.abs(path);
+    if (path === '/') throw new DriverError('invalid_operation', 'cannot remove the root', { path });
+    const st = await exists(abs).catch((e: unknown) => {
+      throw mapFsError(e, path);
+    });
+    if (!st) throw new DriverError('not_found', `object not found: ${path}`, { path });
+    try {
+      if (this.recycleBin) await this.recycle(abs, path);
+      else await fsp.rm(abs, { recursive: true, force: false });
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+    await this.index.invalidate(path);
+  }
+
+  private async recycle(abs: string, path: string): Promise<void> {
+    const bin = this.recycleBin as string;
+    const dir = join(bin, relative(this.root, dirname(abs)));
+    await fsp.mkdir(dir, { recursive: true, mode: this.dirMode });
+    let target = join(dir, baseName(path));
+    if (await exists(target)) {
+      const d = new Date();
+      const p2 = (n: number) => String(n).padStart(2, '0');
+      target += `_${d.getFullYear()}${p2(d.getMonth() + 1)}${p2(d.getDate())}${p2(d.getHours())}${p2(d.getMinutes())}${p2(d.getSeconds())}`;
+    }
+    try {
+      await fsp.rename(abs, target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+      await fsp.cp(abs, target, { recursive: true, preserveTimestamps: true });
+      await fsp.rm(abs, { recursive: true });
+    }
+  }
+
+  async usage(): Promise<StorageUsage> {
+    const s = await fsp.statfs(this.root);
+    const total = s.blocks * s.bsize;
+    return { total, free: s.bavail * s.bsize, used: total - s.bfree * s.bsize };
+  }
+
+  async close(): Promise<void> {}
+}
+
+class LocalPendingWrite extends BasePendingWrite {
+  private fhOpen = true;
+
+  constructor(
+    private readonly driver: LocalDriver,
+    path: string,
+    private readonly abs: string,
+    private readonly tmp: string,
+    private readonly fh: FileHandle,
+    opts: WriteOptions,
+  ) {
+    super(path, opts);
+  }
+
+  protected async sink(chunk: Buffer): Promise<void> {
+    let off = 0;
+    while (off < chunk.length) {
+      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
+      off += bytesWritten;
+    }
+  }
+
+  protected async finish(): Promise<void> {}
+
+  protected async publish(hashes: Hashes): Promise<Entry> {
+    const { fh, path, abs, tmp, driver } = this;
+    try {
+      if (this.opts.mtime) await fh.utimes(this.opts.mtime, this.opts.mtime);
+      await fh.sync();
+      const st = await fh.stat();
+      this.fhOpen = false;
+      await fh.close();
+      await driver.commitLock.run(abs, async () => {
+        const cur = await exists(abs);
+        if (cur?.isDirectory()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+        if (this.opts.overwrite === false) {
+          await fsp.link(tmp, abs); // EEXIST → exists: atomic no-clobber
+          await fsp.unlink(tmp);
+        } else {
+          await fsp.rename(tmp, abs);
+        }
+        await fsyncDir(dirname(abs));
+        await driver.index.invalidate(path);
+        if (hasAny(hashes)) await driver.index.put(path, st.size, mtimeKey(st), hashes);
+      });
+      const e: Entry = { name: baseName(path), path, size: st.size, isDir: false, modified: st.mtime };
+      if (st.birthtimeMs > 0) e.created = st.birthtime;
+      if (hasAny(hashes)) e.hashes = hashes;
+      return e;
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+  }
+
+  protected async discard(): Promise<void> {
+    if (this.fhOpen) {
+      this.fhOpen = false;
+      await this.fh.close().catch(() => undefined);
+    }
+    await fsp.unlink(this.tmp).catch(() => undefined);
+  }
+}

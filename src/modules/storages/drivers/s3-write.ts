@@ -1,0 +1,168 @@
+/**
+ * Two-phase S3 write (see s3.ts for the strategy): small bodies are buffered and PUT at commit;
+ * larger ones stream as multipart parts, to the final key when all hashes were declared up front,
+ * else to a hidden temp key that commit copies to the final key together with hash metadata.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { BasePendingWrite } from './pending.js';
+import type { S3Driver } from './s3.js';
+import { META, MiB, hashMetadata, mapS3Error, md5b64 } from './s3-shared.js';
+import { DriverError, HASH_NAMES, type Entry, type Hashes, type WriteOptions } from './types.js';
+import { TEMP_PREFIX, baseName, hasAny } from './util.js';
+
+export class S3PendingWrite extends BasePendingWrite {
+  private buf: Buffer[] = [];
+  private bufLen = 0;
+  private upload: { key: string; id: string; direct: boolean } | null = null;
+  private creating: Promise<void> | null = null;
+  private readonly parts: { PartNumber: number; ETag: string | undefined }[] = [];
+  private readonly partsInFlight = new Set<Promise<void>>();
+  private partNo = 0;
+  private failure: unknown = null;
+  private tempCompleted = false;
+
+  constructor(
+    private readonly d: S3Driver,
+    path: string,
+    private readonly key: string,
+    opts: WriteOptions,
+  ) {
+    super(path, opts, 256 * 1024);
+  }
+
+  /** Part size for the next part: fits the declared size in 10 000 parts, or grows with the count. */
+  private nextPartSize(): number {
+    const base = this.d.partSize;
+    if (this.declaredSize !== undefined) return Math.max(base, Math.ceil(this.declaredSize / 9_000 / MiB) * MiB);
+    return base * (1 + Math.floor(this.partNo / 1000));
+  }
+
+  protected async sink(chunk: Buffer): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.buf.push(chunk);
+    this.bufLen += chunk.length;
+    if (this.bufLen >= this.nextPartSize()) await this.flushPart();
+  }
+
+  protected async finish(): Promise<void> {
+    if (this.upload || this.creating) {
+      if (this.bufLen > 0) await this.flushPart();
+      await this.drain();
+    }
+  }
+
+  private async drain(): Promise<void> {
+    await Promise.allSettled([...this.partsInFlight]);
+    if (this.failure) throw this.failure;
+  }
+
+  private extraMeta(): Record<string, string> {
+    return this.opts.mtime ? { [META.mtime]: String(this.opts.mtime.getTime()) } : {};
+  }
+
+  private async ensureUpload(): Promise<{ key: string; id: string; direct: boolean }> {
+    if (!this.upload) {
+      this.creating ??= (async () => {
+        const exp = this.expected;
+        const direct = HASH_NAMES.every((n) => exp[n]);
+        const key = direct ? this.key : this.key.slice(0, this.key.lastIndexOf('/') + 1) + TEMP_PREFIX + randomBytes(9).toString('hex');
+        const r = await this.d.client.send(
+          new CreateMultipartUploadCommand({ Bucket: this.d.bucket, Key: key, ...(direct ? { Metadata: hashMetadata(exp, this.extraMeta()) } : {}) }),
+        );
+        this.upload = { key, id: r.UploadId as string, direct };
+      })();
+      await this.creating;
+    }
+    return this.upload as { key: string; id: string; direct: boolean };
+  }
+
+  private async flushPart(): Promise<void> {
+    const body = Buffer.concat(this.buf, this.bufLen);
+    this.buf = [];
+    this.bufLen = 0;
+    const up = await this.ensureUpload().catch((e: unknown) => {
+      throw mapS3Error(e, this.path);
+    });
+    while (this.partsInFlight.size >= this.d.concurrency) await Promise.race(this.partsInFlight);
+    if (this.failure) throw this.failure;
+    const n = ++this.partNo;
+    const p = this.d.client
+      .send(new UploadPartCommand({ Bucket: this.d.bucket, Key: up.key, UploadId: up.id, PartNumber: n, Body: body, ContentLength: body.length, ContentMD5: md5b64(body) }))
+      .then((r) => {
+        this.parts.push({ PartNumber: n, ETag: r.ETag });
+      })
+      .catch((e: unknown) => {
+        this.failure ??= mapS3Error(e, this.path);
+      })
+      .finally(() => this.partsInFlight.delete(p));
+    this.partsInFlight.add(p);
+  }
+
+  protected async publish(hashes: Hashes): Promise<Entry> {
+    const d = this.d;
+    const path = this.path;
+    const noClobber = this.opts.overwrite === false;
+    try {
+      if (noClobber && (await d.head(this.key, path))) throw new DriverError('exists', 'file exists', { path });
+      const meta = hashMetadata(hashes, this.extraMeta());
+      if (!this.upload) {
+        const body = Buffer.concat(this.buf, this.bufLen);
+        this.buf = [];
+        await d.client.send(
+          new PutObjectCommand({
+            Bucket: d.bucket,
+            Key: this.key,
+            Body: body,
+            ContentLength: body.length,
+            ContentMD5: md5b64(body),
+            Metadata: meta,
+            ...(d.sendChecksums && hashes.sha256 ? { ChecksumSHA256: Buffer.from(hashes.sha256, 'hex').toString('base64') } : {}),
+            ...(noClobber ? { IfNoneMatch: '*' } : {}),
+          }),
+        );
+      } else {
+        await this.drain();
+        const up = this.upload;
+        const parts = [...this.parts].sort((a, b) => a.PartNumber - b.PartNumber);
+        await d.client.send(new CompleteMultipartUploadCommand({ Bucket: d.bucket, Key: up.key, UploadId: up.id, MultipartUpload: { Parts: parts } }));
+        if (!up.direct) {
+          this.tempCompleted = true;
+          await d.copyKey(up.key, this.key, this.bytesWritten, path, meta);
+          await d.client.send(new DeleteObjectCommand({ Bucket: d.bucket, Key: up.key })).catch(() => undefined);
+          this.tempCompleted = false;
+        }
+        this.upload = null;
+      }
+      const h = await d.head(this.key, path);
+      const e: Entry = { name: baseName(path), path, size: this.bytesWritten, isDir: false, modified: h?.LastModified ?? new Date() };
+      if (hasAny(hashes)) e.hashes = hashes;
+      return e;
+    } catch (e) {
+      throw mapS3Error(e, path);
+    }
+  }
+
+  protected async discard(): Promise<void> {
+    this.buf = [];
+    this.bufLen = 0;
+    await this.creating?.catch(() => undefined);
+    await Promise.allSettled([...this.partsInFlight]);
+    const up = this.upload;
+    if (!up) return;
+    this.upload = null;
+    if (this.tempCompleted) {
+      await this.d.client.send(new DeleteObjectCommand({ Bucket: this.d.bucket, Key: up.key })).catch(() => undefined);
+    } else {
+      await this.d.client.send(new AbortMultipartUploadCommand({ Bucket: this.d.bucket, Key: up.key, UploadId: up.id })).catch(() => undefined);
+    }
+  }
+}
+

@@ -1,0 +1,257 @@
+/**
+ * The storage-driver interface (contract §7). A driver owns the bytes of one storage;
+ * it knows nothing of users, mounts or permissions. Paths given to a driver are
+ * already-cleaned absolute paths *inside the storage* (`/`, `/a/b.txt`); drivers still
+ * refuse `..`/`.` segments, empty segments and NUL bytes defensively (`invalid_path`).
+ *
+ * Writes are two-phase: `beginWrite` → stream bytes into `PendingWrite.stream`
+ * (or `pipeFrom`) → `commit()` or `abort()`. Nothing is visible at the target path
+ * before `commit()` resolves; after `abort()` (or a failed stream) nothing is left behind.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export const HASH_NAMES = ['md5', 'sha1', 'sha256'] as const;
+export type HashName = (typeof HASH_NAMES)[number];
+/** Lower-case hex digests. */
+export type Hashes = Partial<Record<HashName, string>>;
+
+export interface Entry {
+  /** Base name (`''` for the root). */
+  name: string;
+  /** Absolute path inside the storage. */
+  path: string;
+  /** Bytes; 0 for directories. */
+  size: number;
+  isDir: boolean;
+  modified: Date;
+  created?: Date;
+  /** Hashes the driver can vouch for without reading the file. Absent = none known. */
+  hashes?: Hashes;
+}
+
+/** Inclusive byte range, like HTTP `Range: bytes=start-end`. `end` defaults to the last byte. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
+export interface WriteOptions {
+  /** Declared size; a different byte count fails the write (`size_mismatch`). */
+  size?: number;
+  /** Replace an existing file (default true). `false` → `exists` at begin or at commit. */
+  overwrite?: boolean;
+  /** Modification time to set on the file (local; S3 keeps it in metadata only). */
+  mtime?: Date;
+  /**
+   * Hashes the driver computes itself while the bytes flow through (default: all).
+   * Pass `[]` when the caller hashes the stream itself and hands the digests to `commit`.
+   */
+  computeHashes?: readonly HashName[];
+  /** Hashes declared up front (e.g. `X-File-Sha256`); checked at commit against computed ones. */
+  expectedHashes?: Hashes;
+}
+
+export interface CommitOptions {
+  /** Hashes computed by the caller over exactly the bytes written; stored with the file. */
+  hashes?: Hashes;
+}
+
+export interface PendingWrite {
+  readonly path: string;
+  /** Bytes accepted so far. */
+  readonly bytesWritten: number;
+  /**
+   * Sink with back-pressure (constant memory). Destroying it with an error aborts the write.
+   * Usable in `stream.pipeline(source, hasher, pending.stream)`.
+   */
+  readonly stream: Writable;
+  /** `pipeline(src, this.stream)`; rejects (and aborts) when the source fails or is destroyed. */
+  pipeFrom(src: Readable | AsyncIterable<Uint8Array>): Promise<number>;
+  /**
+   * Makes the file visible atomically (last commit wins). Checks the declared size and
+   * expected hashes first. On any failure the write is aborted and the previous file is intact.
+   */
+  commit(opts?: CommitOptions): Promise<Entry>;
+  /** Drops everything written. Idempotent; safe after a failed commit. */
+  abort(reason?: unknown): Promise<void>;
+}
+
+export interface MoveOptions {
+  /** Replace an existing *file* at the destination (default false → `exists`). */
+  overwrite?: boolean;
+}
+
+export interface PresignOptions {
+  /** Lifetime in seconds (default: the driver's configured lifetime). */
+  expiresSec?: number;
+  /** File name for `Content-Disposition: attachment` (default: the base name). */
+  filename?: string;
+}
+
+export interface DriverCapabilities {
+  /** Hash kinds this driver can provide without reading (per file, `hashes()` says which are known). */
+  hashes: readonly HashName[];
+  /** The server may stream this storage's content (false: downloads redirect via `presign`). */
+  streamable: boolean;
+  /** `presign` is available. */
+  presign: boolean;
+}
+
+export interface StorageUsage {
+  total: number;
+  used: number;
+  free: number;
+}
+
+export interface StorageDriver {
+  /** Registry key: `local`, `s3`. */
+  readonly kind: string;
+  readonly capabilities: DriverCapabilities;
+  /** Options after validation and normalisation (what the admin API persists as `addition`). */
+  readonly options: Readonly<Record<string, unknown>>;
+
+  list(path: string): Promise<Entry[]>;
+  stat(path: string): Promise<Entry>;
+  /** Whole file, or an inclusive range that must lie inside the file (`invalid_range` otherwise). */
+  read(path: string, range?: ByteRange): Promise<Readable>;
+  beginWrite(path: string, opts?: WriteOptions): Promise<PendingWrite>;
+  /** Creates the directory and missing parents; an existing directory is fine, a file is `exists`. */
+  mkdir(path: string): Promise<Entry>;
+  /** Rename inside the same directory. */
+  rename(path: string, newName: string): Promise<Entry>;
+  /** Move file or directory to the full destination path (its parent must exist). */
+  move(src: string, dst: string, opts?: MoveOptions): Promise<Entry>;
+  /** Copy file or directory (recursively) to the full destination path. */
+  copy(src: string, dst: string, opts?: MoveOptions): Promise<Entry>;
+  /** Removes a file or a directory with everything below it. The root cannot be removed. */
+  remove(path: string): Promise<void>;
+  /** Hashes known for the file's current content (empty object when none). */
+  hashes(path: string): Promise<Hashes>;
+  /** A time-limited direct GET URL (only when `capabilities.presign`). */
+  presign?(path: string, opts?: PresignOptions): Promise<string>;
+  usage?(): Promise<StorageUsage>;
+  /** Releases sockets/handles. */
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+export type DriverErrorKind =
+  | 'not_found'
+  | 'exists'
+  | 'not_a_directory'
+  | 'is_a_directory'
+  | 'invalid_path'
+  | 'invalid_name'
+  | 'invalid_option'
+  | 'invalid_range'
+  | 'invalid_operation'
+  | 'size_mismatch'
+  | 'hash_mismatch'
+  | 'permission'
+  | 'aborted'
+  | 'io';
+
+export class DriverError extends Error {
+  constructor(
+    readonly kind: DriverErrorKind,
+    message: string,
+    readonly details: { path?: string; option?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'DriverError';
+  }
+  /** For `invalid_option`: the offending option name. */
+  get option(): string | undefined {
+    return this.details.option;
+  }
+}
+
+export function isDriverError(e: unknown, kind?: DriverErrorKind): e is DriverError {
+  return e instanceof DriverError && (kind === undefined || e.kind === kind);
+}
+
+/** Suggested HTTP status for each kind (the HTTP layer owns the final mapping). */
+export const DRIVER_ERROR_STATUS: Record<DriverErrorKind, number> = {
+  not_found: 404,
+  exists: 403, // OpenList: `file exists` is 403
+  not_a_directory: 400,
+  is_a_directory: 400,
+  invalid_path: 403,
+  invalid_name: 400,
+  invalid_option: 400,
+  invalid_range: 416,
+  invalid_operation: 400,
+  size_mismatch: 400,
+  hash_mismatch: 400,
+  permission: 403,
+  aborted: 400,
+  io: 500,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Option descriptors (what `/api/admin/driver/list` renders)
+
+export interface OptionDescriptor {
+  name: string;
+  type: 'string' | 'number' | 'bool' | 'select';
+  /** Typed default applied when the option is missing. */
+  default: string | number | boolean;
+  required: boolean;
+  help: string;
+  /** Allowed values for `select`. */
+  options?: readonly string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hash index (local driver). Keyed by path inside the storage; valid only for the size and
+// mtime (integer milliseconds, `Math.floor(stat.mtimeMs)`) it was recorded for.
+
+export interface HashIndex {
+  /** Hashes recorded for exactly this size+mtime, else undefined. */
+  get(path: string, size: number, mtimeMs: number): Promise<Hashes | undefined>;
+  /** Records hashes; merges with an entry of the same size+mtime, replaces any other. */
+  put(path: string, size: number, mtimeMs: number, hashes: Hashes): Promise<void>;
+  /** Forgets the path and, for directories, everything below it. */
+  invalidate(path: string): Promise<void>;
+  /** Re-keys the path and everything below it (`src` entries disappear). */
+  move(src: string, dst: string): Promise<void>;
+  /** Duplicates the entries of the path and everything below it. */
+  copy(src: string, dst: string): Promise<void>;
+}
+
+function isUnder(root: string, p: string): boolean {
+  return p === root || p.startsWith(root === '/' ? '/' : root + '/');
+}
+
+/** In-memory HashIndex for tests and for storages without a database. */
+export class MemoryHashIndex implements HashIndex {
+  readonly entries = new Map<string, { size: number; mtimeMs: number; hashes: Hashes }>();
+
+  async get(path: string, size: number, mtimeMs: number): Promise<Hashes | undefined> {
+    const e = this.entries.get(path);
+    return e && e.size === size && e.mtimeMs === mtimeMs ? { ...e.hashes } : undefined;
+  }
+  async put(path: string, size: number, mtimeMs: number, hashes: Hashes): Promise<void> {
+    const e = this.entries.get(path);
+    const base = e && e.size === size && e.mtimeMs === mtimeMs ? e.hashes : {};
+    this.entries.set(path, { size, mtimeMs, hashes: { ...base, ...hashes } });
+  }
+  async invalidate(path: string): Promise<void> {
+    for (const k of [...this.entries.keys()]) if (isUnder(path, k)) this.entries.delete(k);
+  }
+  async move(src: string, dst: string): Promise<void> {
+    const moved: [string, { size: number; mtimeMs: number; hashes: Hashes }][] = [];
+    for (const [k, v] of this.entries) if (isUnder(src, k)) moved.push([dst + k.slice(src.length), v]);
+    await this.invalidate(src);
+    await this.invalidate(dst);
+    for (const [k, v] of moved) this.entries.set(k, v);
+  }
+  async copy(src: string, dst: string): Promise<void> {
+    const copied: [string, { size: number; mtimeMs: number; hashes: Hashes }][] = [];
+    for (const [k, v] of this.entries) if (isUnder(src, k)) copied.push([dst + k.slice(src.length), { ...v, hashes: { ...v.hashes } }]);
+    await this.invalidate(dst);
+    for (const [k, v] of copied) this.entries.set(k, v);
+  }
+}

@@ -1,0 +1,213 @@
+/** Helpers shared by the drivers: path checks, hashing, option validation, small async tools. */
+import { createHash, type Hash } from 'node:crypto';
+import { DriverError, HASH_NAMES, type HashName, type Hashes, type OptionDescriptor } from './types.js';
+
+/** Names starting with this are in-flight writes: hidden from listings, refused as paths. */
+export const TEMP_PREFIX = '.ferry-tmp-';
+
+export function isTempName(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX);
+}
+
+/**
+ * Validates an in-storage path: absolute, no empty/`.`/`..` segments, no NUL, no temp names.
+ * Returns its segments (`[]` for the root).
+ */
+export function checkPath(path: string): string[] {
+  if (typeof path !== 'string' || !path.startsWith('/') || path.includes('\0')) {
+    throw new DriverError('invalid_path', `invalid path: ${JSON.stringify(path)}`, { path });
+  }
+  if (path === '/') return [];
+  const segs = path.slice(1).split('/');
+  for (const s of segs) {
+    if (s === '' || s === '.' || s === '..') throw new DriverError('invalid_path', `invalid path: ${JSON.stringify(path)}`, { path });
+    if (isTempName(s)) throw new DriverError('invalid_path', `reserved name in path: ${JSON.stringify(path)}`, { path });
+  }
+  return segs;
+}
+
+/** A single new name (rename): non-empty, no `/`, not `.`/`..`, no NUL, not reserved. */
+export function checkName(name: string): string {
+  if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[/\0]/.test(name) || isTempName(name)) {
+    throw new DriverError('invalid_name', `invalid file name [${name}]`);
+  }
+  return name;
+}
+
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
+export function baseName(path: string): string {
+  return path === '/' ? '' : path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function joinPath(dir: string, name: string): string {
+  return dir === '/' ? '/' + name : dir + '/' + name;
+}
+
+/** True when `p` is `root` or below it. */
+export function isSameOrBelow(root: string, p: string): boolean {
+  return p === root || p.startsWith(root === '/' ? '/' : root + '/');
+}
+
+/** Checks common to move/copy: valid paths, not the root, destination not inside the source. */
+export function checkTransfer(src: string, dst: string, verb: string): void {
+  checkPath(src);
+  checkPath(dst);
+  if (src === '/' || dst === '/') throw new DriverError('invalid_operation', `cannot ${verb} the root`, { path: src });
+  if (dst !== src && isSameOrBelow(src, dst)) {
+    throw new DriverError('invalid_operation', 'the destination folder is a subfolder of the source folder', { path: dst });
+  }
+}
+
+/** Validates a range against a size; returns the inclusive end. */
+export function checkRange(path: string, size: number, range: { start: number; end?: number }): number {
+  const { start } = range;
+  const end = range.end ?? size - 1;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start || end >= size) {
+    throw new DriverError('invalid_range', `range ${start}-${range.end ?? ''} not satisfiable for size ${size}`, { path });
+  }
+  return end;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashing
+
+const NODE_ALGO: Record<HashName, string> = { md5: 'md5', sha1: 'sha1', sha256: 'sha256' };
+
+/** Incremental md5/sha1/sha256 over one pass of the bytes. */
+export class MultiHasher {
+  private readonly hs: [HashName, Hash][];
+  constructor(names: readonly HashName[] = HASH_NAMES) {
+    this.hs = [...new Set(names)].map((n) => [n, createHash(NODE_ALGO[n])]);
+  }
+  update(chunk: Uint8Array): void {
+    for (const [, h] of this.hs) h.update(chunk);
+  }
+  digest(): Hashes {
+    const out: Hashes = {};
+    for (const [n, h] of this.hs) out[n] = h.digest('hex');
+    return out;
+  }
+}
+
+const HEX_LEN: Record<HashName, number> = { md5: 32, sha1: 40, sha256: 64 };
+
+/** Keeps valid hex digests of known kinds, lower-cased. */
+export function normalizeHashes(h: Hashes | undefined): Hashes {
+  const out: Hashes = {};
+  if (!h) return out;
+  for (const n of HASH_NAMES) {
+    const v = h[n];
+    if (typeof v === 'string' && v.length === HEX_LEN[n] && /^[0-9a-fA-F]+$/.test(v)) out[n] = v.toLowerCase();
+  }
+  return out;
+}
+
+/** Throws `hash_mismatch` when two hash sets disagree on a kind both have. */
+export function assertHashesAgree(path: string, a: Hashes, b: Hashes, what: string): void {
+  for (const n of HASH_NAMES) {
+    const x = a[n];
+    const y = b[n];
+    if (x && y && x.toLowerCase() !== y.toLowerCase()) {
+      throw new DriverError('hash_mismatch', `${n} mismatch (${what}): expected ${x}, got ${y}`, { path });
+    }
+  }
+}
+
+export function hasAny(h: Hashes | undefined): h is Hashes {
+  return !!h && HASH_NAMES.some((n) => h[n]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/**
+ * Checks `addition` against descriptors: types (numbers/bools given as strings are accepted
+ * and converted, as the web UI sends typed JSON but CLI users may not), required values,
+ * select membership. Missing values get the default; unknown keys are dropped.
+ */
+export function validateOptions(descs: readonly OptionDescriptor[], addition: unknown): Record<string, unknown> {
+  if (addition !== undefined && addition !== null && (typeof addition !== 'object' || Array.isArray(addition))) {
+    throw new DriverError('invalid_option', 'addition must be a JSON object');
+  }
+  const src = (addition ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const d of descs) {
+    let v = src[d.name];
+    const bad = (why: string) => new DriverError('invalid_option', `option ${d.name}: ${why}`, { option: d.name });
+    if (v === undefined || v === null) v = d.default;
+    switch (d.type) {
+      case 'string':
+        if (typeof v === 'number' || typeof v === 'boolean') v = String(v);
+        if (typeof v !== 'string') throw bad('must be a string');
+        if (d.required && v.trim() === '') throw bad('is required');
+        break;
+      case 'select':
+        if (typeof v !== 'string') throw bad('must be a string');
+        if (v === '' && !d.required) v = d.default;
+        if (!d.options?.includes(v as string)) throw bad(`must be one of ${d.options?.join(', ')}`);
+        break;
+      case 'number':
+        if (typeof v === 'string' && v.trim() !== '') v = Number(v);
+        else if (v === '') v = d.default;
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw bad('must be a number');
+        break;
+      case 'bool':
+        if (v === 'true' || v === 1) v = true;
+        else if (v === 'false' || v === 0 || v === '') v = false;
+        if (typeof v !== 'boolean') throw bad('must be true or false');
+        break;
+    }
+    out[d.name] = v;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Async helpers
+
+/** Serialises async sections per key (e.g. commits to the same path within this process). */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<void>>();
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = prev.then(() => mine);
+    this.tails.set(key, tail);
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+/** Runs `fn` over items with at most `limit` in flight; rejects on the first failure. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i] as T, i);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+export function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}

@@ -1,0 +1,37 @@
+/** A mounted storage (contract §7) and its public JSON shape. */
+import { isoTime } from '../../lib/time.js';
+
+export type SeedPolicy = 'inherit' | 'on' | 'off';
+export const SEED_POLICIES: readonly SeedPolicy[] = ['inherit', 'on', 'off'];
+
+export interface StorageRecord {
+  id: number;
+  mountPath: string;
+  driver: string;
+  order: number;
+  remark: string;
+  disabled: boolean;
+  seedPolicy: SeedPolicy;
+  proxy: boolean;
+  addition: Record<string, unknown>;
+  modified: number;
+}
+
+/** `work` when initialised, `disabled`, or the initialisation error. */
+export type StorageStatus = string;
+
+export function presentStorage(r: StorageRecord, status: StorageStatus) {
+  return {
+    id: r.id,
+    mount_path: r.mountPath,
+    driver: r.driver,
+    order: r.order,
+    remark: r.remark,
+    disabled: r.disabled,
+    seed_policy: r.seedPolicy,
+    proxy: r.proxy,
+    addition: JSON.stringify(r.addition),
+    status,
+    modified: isoTime(r.modified),
+  };
+}

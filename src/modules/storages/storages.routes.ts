@@ -1,0 +1,112 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../../app/context.js';
+import { OkNull, OkOf, PageOf, PageQuery, ok, paging } from '../../http/envelope.js';
+import type { HttpApp } from '../../http/types.js';
+import { drivers } from './drivers/index.js';
+import { presentStorage } from './storage.model.js';
+
+const StorageSchema = Type.Object({
+  id: Type.Integer(),
+  mount_path: Type.String(),
+  driver: Type.String(),
+  order: Type.Integer(),
+  remark: Type.String(),
+  disabled: Type.Boolean(),
+  seed_policy: Type.String(),
+  proxy: Type.Boolean(),
+  addition: Type.String({ description: 'driver options as a JSON string' }),
+  status: Type.String({ description: '`work`, `disabled`, or the initialisation error' }),
+  modified: Type.String(),
+});
+
+const StorageInput = {
+  mount_path: Type.String({ minLength: 1, maxLength: 1024 }),
+  driver: Type.String({ minLength: 1 }),
+  order: Type.Optional(Type.Integer()),
+  remark: Type.Optional(Type.String({ maxLength: 4096 })),
+  disabled: Type.Optional(Type.Boolean()),
+  seed_policy: Type.Optional(Type.Union([Type.Literal('inherit'), Type.Literal('on'), Type.Literal('off')])),
+  proxy: Type.Optional(Type.Boolean()),
+  addition: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
+};
+const IdQuery = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export function storagesRoutes(app: HttpApp, ctx: AppContext): void {
+  const admin = { config: { auth: 'admin' as const } };
+  const reg = ctx.storages;
+
+  app.get('/api/admin/storage/list', {
+    ...admin,
+    schema: { tags: ['storages'], querystring: PageQuery, response: { 200: OkOf(PageOf(StorageSchema)) } },
+  }, async (req) => {
+    await reg.refresh(true);
+    const all = reg.list();
+    const { offset, limit } = paging(req.query);
+    const page = all.slice(offset, limit === null ? undefined : offset + limit);
+    return ok({ content: page.map((m) => presentStorage(m.record, m.status)), total: all.length });
+  });
+
+  app.get('/api/admin/storage/get', {
+    ...admin,
+    schema: { tags: ['storages'], querystring: IdQuery, response: { 200: OkOf(StorageSchema) } },
+  }, async (req) => {
+    await reg.refresh(true);
+    const m = reg.get(req.query.id);
+    return ok(presentStorage(m.record, m.status));
+  });
+
+  app.post('/api/admin/storage/create', {
+    ...admin,
+    schema: { tags: ['storages'], body: Type.Object(StorageInput), response: { 200: OkOf(StorageSchema) } },
+  }, async (req) => {
+    const m = await reg.create(req.body);
+    return ok(presentStorage(m.record, m.status));
+  });
+
+  app.post('/api/admin/storage/update', {
+    ...admin,
+    schema: { tags: ['storages'], body: Type.Object({ id: Type.Integer({ minimum: 1 }), ...StorageInput }), response: { 200: OkOf(StorageSchema) } },
+  }, async (req) => {
+    await reg.refresh(true);
+    const m = await reg.update(req.body.id, req.body);
+    return ok(presentStorage(m.record, m.status));
+  });
+
+  for (const [verb, fn] of [
+    ['delete', (id: number) => reg.delete(id)],
+    ['enable', (id: number) => reg.setDisabled(id, false)],
+    ['disable', (id: number) => reg.setDisabled(id, true)],
+  ] as const) {
+    app.post(`/api/admin/storage/${verb}`, {
+      ...admin,
+      schema: { tags: ['storages'], querystring: IdQuery, response: { 200: OkNull } },
+    }, async (req) => {
+      await reg.refresh(true);
+      await fn(req.query.id);
+      return ok();
+    });
+  }
+
+  app.get('/api/admin/driver/list', {
+    ...admin,
+    schema: { tags: ['storages'], summary: "Every driver's options with types, defaults and help" },
+  }, async () =>
+    ok(
+      Object.fromEntries(
+        Object.values(drivers).map((d) => [
+          d.name,
+          {
+            config: { name: d.name, display_name: d.config.displayName, only_proxy: d.config.onlyProxy, default_proxy: d.config.defaultProxy },
+            additional: d.options.map((o) => ({
+              name: o.name,
+              type: o.type,
+              default: String(o.default),
+              options: (o.options ?? []).join(','),
+              required: o.required,
+              help: o.help,
+            })),
+          },
+        ]),
+      ),
+    ));
+}

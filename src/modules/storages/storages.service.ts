@@ -1,0 +1,257 @@
+/**
+ * The storage registry: storages from the database mounted into one virtual tree.
+ * The longest mount path that prefixes a path owns it. A storage that fails to
+ * initialise is kept with its error as `status` and never takes the service down.
+ * Instances sharing a database notice each other's changes through `modified`
+ * (checked at most once a second).
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.js';
+import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
+import { cleanPath, isWithin } from '../../lib/path-safety.js';
+import { drivers, getDriverDefinition, isDriverError, validateOptions, type StorageDriver } from './drivers/index.js';
+import { DbHashIndex } from './hash-index.repo.js';
+import { SEED_POLICIES, type SeedPolicy, type StorageRecord } from './storage.model.js';
+import type { StoragesRepo } from './storages.repo.js';
+
+const REFRESH_MS = 1000;
+
+export interface MountedStorage {
+  record: StorageRecord;
+  driver: StorageDriver | null;
+  status: string;
+}
+
+export interface Resolved {
+  storage: MountedStorage;
+  driver: StorageDriver;
+  /** Path inside the storage. */
+  inner: string;
+}
+
+export interface StorageInput {
+  mount_path: string;
+  driver: string;
+  order?: number;
+  remark?: string;
+  disabled?: boolean;
+  seed_policy?: string;
+  proxy?: boolean;
+  addition?: string | object;
+}
+
+function parseAddition(a: StorageInput['addition']): Record<string, unknown> {
+  if (a === undefined || a === '') return {};
+  if (typeof a === 'object') return a as Record<string, unknown>;
+  try {
+    const v: unknown = JSON.parse(a);
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* fall through */
+  }
+  throw badRequest('addition: must be a JSON object (or a string holding one)');
+}
+
+export class StorageRegistry {
+  private mounted = new Map<number, MountedStorage>();
+  private versions = new Map<number, number>();
+  private checkedAt = 0;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    private readonly repo: StoragesRepo,
+    private readonly db: Kysely<DB>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Initialises every storage; errors are recorded per storage. */
+  async loadAll(): Promise<void> {
+    for (const r of await this.repo.all()) await this.mount(r);
+    this.versions = await this.repo.versions();
+    this.checkedAt = Date.now();
+  }
+
+  private async mount(r: StorageRecord): Promise<MountedStorage> {
+    await this.unmount(r.id);
+    let m: MountedStorage;
+    if (r.disabled) m = { record: r, driver: null, status: 'disabled' };
+    else {
+      try {
+        const driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: new DbHashIndex(this.db, r.id), proxy: r.proxy });
+        m = { record: r, driver, status: 'work' };
+      } catch (e) {
+        const msg = (e as Error).message || String(e);
+        this.logger.warn({ storage: r.mountPath, err: msg }, 'storage failed to initialise');
+        m = { record: r, driver: null, status: msg };
+      }
+    }
+    this.mounted.set(r.id, m);
+    return m;
+  }
+
+  private async unmount(id: number): Promise<void> {
+    const old = this.mounted.get(id);
+    this.mounted.delete(id);
+    await old?.driver?.close().catch(() => {});
+  }
+
+  /** Picks up changes made by other instances (at most once per REFRESH_MS). */
+  async refresh(force = false): Promise<void> {
+    if (!force && Date.now() - this.checkedAt < REFRESH_MS) return;
+    this.refreshing ??= (async () => {
+      try {
+        const now = await this.repo.versions();
+        for (const id of [...this.mounted.keys()]) if (!now.has(id)) await this.unmount(id);
+        const changed = [...now].filter(([id, mod]) => this.versions.get(id) !== mod || !this.mounted.has(id));
+        for (const [id] of changed) {
+          const r = await this.repo.byId(id);
+          if (r) await this.mount(r);
+        }
+        this.versions = now;
+        this.checkedAt = Date.now();
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    await this.refreshing;
+  }
+
+  list(): MountedStorage[] {
+    return [...this.mounted.values()].sort((a, b) => a.record.order - b.record.order || a.record.id - b.record.id);
+  }
+
+  get(id: number): MountedStorage {
+    const m = this.mounted.get(id);
+    if (!m) throw notFound('storage not found');
+    return m;
+  }
+
+  /** The enabled storage owning `path` (longest mount prefix), or null when none does. */
+  async owner(path: string): Promise<{ storage: MountedStorage; inner: string } | null> {
+    await this.refresh();
+    let best: MountedStorage | null = null;
+    for (const m of this.mounted.values()) {
+      if (m.record.disabled || !isWithin(m.record.mountPath, path)) continue;
+      if (!best || m.record.mountPath.length > best.record.mountPath.length) best = m;
+    }
+    if (!best) return null;
+    const mp = best.record.mountPath;
+    const inner = mp === '/' ? path : path.slice(mp.length) || '/';
+    return { storage: best, inner };
+  }
+
+  /** Like `owner`, but 404 when nothing owns the path and 500 when its storage is broken. */
+  async resolve(path: string): Promise<Resolved> {
+    const o = await this.owner(path);
+    if (!o) throw notFound('object not found');
+    if (!o.storage.driver) throw new AppError(500, `storage ${o.storage.record.mountPath} is unavailable: ${o.storage.status}`);
+    return { storage: o.storage, driver: o.storage.driver, inner: o.inner };
+  }
+
+  /** Names of mount points directly below `dir` that its own storage does not hold (virtual folders). */
+  async virtualChildren(dir: string): Promise<{ name: string; storage: MountedStorage }[]> {
+    await this.refresh();
+    const out = new Map<string, MountedStorage>();
+    for (const m of this.mounted.values()) {
+      const mp = m.record.mountPath;
+      if (m.record.disabled || mp === dir || !isWithin(dir, mp)) continue;
+      const rest = dir === '/' ? mp.slice(1) : mp.slice(dir.length + 1);
+      const name = rest.split('/')[0]!;
+      if (!out.has(name)) out.set(name, m);
+    }
+    return [...out].map(([name, storage]) => ({ name, storage }));
+  }
+
+  // ---- admin operations ----
+
+  private async validated(input: StorageInput, id?: number): Promise<Omit<StorageRecord, 'id'>> {
+    const mountPath = cleanPath(input.mount_path);
+    const def = (() => {
+      try {
+        return getDriverDefinition(input.driver);
+      } catch {
+        throw badRequest(`driver: no driver named ${JSON.stringify(input.driver)} (known: ${Object.keys(drivers).join(', ')})`);
+      }
+    })();
+    const policy = input.seed_policy ?? 'inherit';
+    if (!SEED_POLICIES.includes(policy as SeedPolicy)) throw badRequest(`seed_policy: must be one of ${SEED_POLICIES.join(', ')}`);
+    const other = await this.repo.byMountPath(mountPath);
+    if (other && other.id !== id) throw conflict(`mount path ${mountPath} is already used`);
+    let addition: Record<string, unknown>;
+    try {
+      addition = validateOptions(def.options, parseAddition(input.addition));
+    } catch (e) {
+      if (isDriverError(e)) throw badRequest(`addition.${e.option ?? ''}: ${e.message}`, { option: e.option ?? null });
+      throw e;
+    }
+    if (def.config.onlyProxy && input.proxy === false) throw badRequest(`proxy: the ${def.name} driver can only serve through the server`);
+    return {
+      mountPath,
+      driver: def.name,
+      order: input.order ?? 0,
+      remark: input.remark ?? '',
+      disabled: input.disabled ?? false,
+      seedPolicy: policy as SeedPolicy,
+      proxy: input.proxy ?? def.config.defaultProxy,
+      addition,
+      modified: Date.now(),
+    };
+  }
+
+  /** Invalid options are refused before anything is saved; a driver that then fails to start is saved with its error. */
+  private async tryInit(rec: Omit<StorageRecord, 'id'>): Promise<void> {
+    if (rec.disabled) return;
+    let driver: StorageDriver | null = null;
+    try {
+      driver = await getDriverDefinition(rec.driver).create(rec.addition, { proxy: rec.proxy });
+    } catch (e) {
+      if (isDriverError(e, 'invalid_option')) throw badRequest(`addition.${e.option ?? ''}: ${e.message}`, { option: e.option ?? null });
+    } finally {
+      await driver?.close().catch(() => {});
+    }
+  }
+
+  async create(input: StorageInput): Promise<MountedStorage> {
+    const rec = await this.validated(input);
+    await this.tryInit(rec);
+    const saved = await this.repo.insert(rec);
+    const m = await this.mount(saved);
+    this.versions.set(saved.id, saved.modified);
+    return m;
+  }
+
+  async update(id: number, input: StorageInput): Promise<MountedStorage> {
+    const old = this.get(id).record;
+    const rec = await this.validated(input, id);
+    if (rec.driver !== old.driver) throw badRequest('driver: cannot be changed');
+    await this.tryInit(rec);
+    const next = { ...rec, id, modified: Math.max(rec.modified, old.modified + 1) };
+    await this.repo.update(next);
+    if (next.mountPath !== old.mountPath || JSON.stringify(next.addition) !== JSON.stringify(old.addition)) {
+      await new DbHashIndex(this.db, id).clear();
+    }
+    this.versions.set(id, next.modified);
+    return this.mount(next);
+  }
+
+  async setDisabled(id: number, disabled: boolean): Promise<void> {
+    const r = this.get(id).record;
+    if (r.disabled === disabled) throw badRequest(`storage is already ${disabled ? 'disabled' : 'enabled'}`);
+    const next = { ...r, disabled, modified: Math.max(Date.now(), r.modified + 1) };
+    await this.repo.update(next);
+    this.versions.set(id, next.modified);
+    await this.mount(next);
+  }
+
+  async delete(id: number): Promise<void> {
+    this.get(id);
+    await this.repo.delete(id);
+    this.versions.delete(id);
+    await this.unmount(id);
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.mounted.keys()]) await this.unmount(id);
+  }
+}
