@@ -25,9 +25,13 @@ const pgTypes = {
   },
 };
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
+export function openDatabase(opts: { databaseUrl: string | null; dataDir: string; onPoolError?: (e: Error) => void }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, types: pgTypes as pg.CustomTypesConfig });
+    // An idle connection the server drops (restart, failover, pg_terminate_backend) is an
+    // 'error' event on the pool: without a listener it would crash the process. The pool
+    // replaces the connection on the next query.
+    pool.on('error', (e) => opts.onPoolError?.(e));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }

@@ -80,6 +80,7 @@ export class UsersRepo {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('ssh_keys').where('user_id', '=', id).execute();
       await trx.deleteFrom('used_otp_codes').where('user_id', '=', id).execute();
+      await trx.deleteFrom('shares').where('creator_id', '=', id).execute();
       await trx.deleteFrom('users').where('id', '=', id).execute();
     });
   }
