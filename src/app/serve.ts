@@ -1,22 +1,29 @@
 /** `ferry serve`: opens the data dir and listens until SIGINT/SIGTERM. */
 import type { Config } from '../config/config.js';
 import { buildHttpServer } from '../http/server.js';
+import { startSftpServer, type SftpServer } from '../modules/sftp/sftp.server.js';
 import { closeApp, openApp } from './bootstrap.js';
 
 export async function serve(config: Config): Promise<void> {
   const ctx = await openApp(config);
   const app = await buildHttpServer(ctx);
+  let sftp: SftpServer | null = null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     ctx.logger.info({ signal }, 'shutting down');
+    await sftp?.close();
     await app.close();
     await closeApp(ctx);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (config.sftpListen) {
+    sftp = await startSftpServer(ctx);
+    ctx.logger.info({ sftp: `${sftp.address.host}:${sftp.address.port}` }, 'SFTP is listening');
+  }
   const address = await app.listen({ port: config.port, host: config.host });
   ctx.logger.info({ address, database: ctx.database.dialect, dataDir: config.dataDir }, 'Ferry is listening');
 }

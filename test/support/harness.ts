@@ -12,6 +12,7 @@ import type { AppContext } from '../../src/app/context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildHttpServer } from '../../src/http/server.js';
 import type { HttpApp } from '../../src/http/types.js';
+import { startSftpServer, type SftpServer } from '../../src/modules/sftp/sftp.server.js';
 import { createTestDatabase, DIALECTS, type DialectName, type TestDatabase } from './databases.js';
 
 export const ADMIN_PASSWORD = 'admin-pass-1';
@@ -33,6 +34,8 @@ export class Harness {
   ctx!: AppContext;
   app!: HttpApp;
   dataDir!: string;
+  /** The SFTP server, when the env sets FERRY_SFTP_LISTEN (port 0 = any free port). */
+  sftp: SftpServer | null = null;
   private db!: TestDatabase;
 
   constructor(readonly dialect: DialectName, readonly env: Record<string, string> = {}) {}
@@ -56,9 +59,12 @@ export class Harness {
     this.ctx = await openApp(config, { logger: pino({ level: 'silent' }), announce: () => {} });
     this.app = await buildHttpServer(this.ctx);
     await this.app.ready();
+    if (config.sftpListen) this.sftp = await startSftpServer(this.ctx);
   }
 
   async close(): Promise<void> {
+    await this.sftp?.close();
+    this.sftp = null;
     await this.app.close();
     await closeApp(this.ctx);
   }

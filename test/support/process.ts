@@ -24,7 +24,7 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   requireBuild();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', FERRY_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', ...env, FERRY_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -32,8 +32,12 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20_00
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}\n${err}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a half-started server behind
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}\n${err}`));
+    }, timeoutMs);
     const check = () => {
+      // The listening line is logged at info level; FERRY_LOG_LEVEL above info hides it.
       const m = /"address":"(http:\/\/[^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);
@@ -41,7 +45,8 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20_00
       }
     };
     child.stdout!.on('data', check);
-    child.on('exit', (code) => {
+    // 'close' (not 'exit'): by then stdout/stderr have been read to the end.
+    child.on('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
     });

@@ -49,7 +49,9 @@ export class AuthService {
     }
     if (user.disabled) throw forbidden('user is disabled');
     if (user.otpSecret && !(await this.twoFactor.acceptLoginCode(user, otpCode ?? ''))) {
-      await this.lockout.recordFailure(keys);
+      // A wrong code is a guess and counts; a missing one (first step of a 2FA login, or an
+      // SFTP password attempt by a 2FA user) came with the right password and does not.
+      if (otpCode) await this.lockout.recordFailure(keys);
       throw new AppError(402, 'Invalid 2FA code');
     }
     await this.lockout.clear(userKey(username));

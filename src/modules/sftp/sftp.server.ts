@@ -1,0 +1,149 @@
+/**
+ * The SFTP server (contract §1, §6): ssh2 on `FERRY_SFTP_LISTEN`, host keys from
+ * `<data dir>/ssh/`, the `sftp` subsystem only (no shell, exec or forwarding).
+ * `close()` stops listening, ends every connection, aborts unfinished uploads and waits
+ * for them to be cleaned up.
+ */
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+import type { Connection } from 'ssh2';
+import type { AppContext } from '../../app/context.js';
+import type { User } from '../users/user.model.js';
+import { loadHostKeys, type HostKey } from './host-keys.js';
+import { SftpAuthenticator } from './sftp.auth.js';
+import { SftpSession } from './sftp.session.js';
+
+/** Failed authentication attempts before the connection is dropped (as OpenSSH's MaxAuthTries). */
+export const MAX_AUTH_FAILURES = 6;
+/** Time allowed from connection to login (as OpenSSH's LoginGraceTime). */
+export const LOGIN_GRACE_MS = 60_000;
+/** How long close() waits for clients to hang up before cutting their sockets. */
+const CLOSE_GRACE_MS = 2_000;
+
+export interface SftpServer {
+  /** The address actually bound (port resolved when 0 was asked for). */
+  readonly address: { host: string; port: number };
+  readonly hostKeys: readonly HostKey[];
+  close(): Promise<void>;
+}
+
+/** `::ffff:1.2.3.4` → `1.2.3.4`, so lockout keys match what HTTP records. */
+export function normaliseIp(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+export async function startSftpServer(ctx: AppContext, listen = ctx.config.sftpListen): Promise<SftpServer> {
+  if (!listen) throw new Error('SFTP is not configured (FERRY_SFTP_LISTEN is unset)');
+  const log = ctx.logger.child({ module: 'sftp' });
+  const hostKeys = await loadHostKeys(join(ctx.config.dataDir, 'ssh'));
+  const auth = new SftpAuthenticator(ctx);
+  const connections = new Set<Connection>();
+  const sockets = new Set<Socket>();
+  const sessions = new Set<SftpSession>();
+  let closing = false;
+
+  const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: `Ferry_${ctx.version}` }, (client, info) => {
+    if (closing) {
+      client.end();
+      return;
+    }
+    connections.add(client);
+    const ip = normaliseIp(info.ip);
+    let user: User | null = null;
+    let failures = 0;
+    const grace = setTimeout(() => {
+      log.info({ ip }, 'sftp login timed out');
+      client.end();
+    }, LOGIN_GRACE_MS);
+    grace.unref();
+
+    client.on('authentication', (actx) => {
+      auth.handle(actx, ip, (u) => (user = u)).then(
+        (outcome) => {
+          if (outcome.kind === 'accepted') {
+            log.info({ ip, user: outcome.user.username, method: actx.method }, 'sftp login');
+          } else if (outcome.kind === 'rejected' && actx.method !== 'none') {
+            log.info({ ip, user: actx.username, method: actx.method, reason: outcome.reason }, 'sftp login refused');
+            if (++failures >= MAX_AUTH_FAILURES) client.end();
+          }
+        },
+        (e: unknown) => {
+          log.error({ err: e, ip }, 'sftp authentication failed');
+          try {
+            actx.reject(['publickey']);
+          } catch {
+            /* already answered */
+          }
+        },
+      );
+    });
+
+    client.on('ready', () => {
+      clearTimeout(grace);
+      const who = user;
+      if (!who) {
+        client.end();
+        return;
+      }
+      client.on('session', (accept) => {
+        const session = accept();
+        session.on('sftp', (acceptSftp) => {
+          if (closing) return;
+          const sftp = acceptSftp();
+          const s = new SftpSession(ctx, who, sftp, log.child({ user: who.username }));
+          sessions.add(s);
+          sftp.on('close', () => {
+            void s.shutdown('the SFTP channel closed').finally(() => sessions.delete(s));
+          });
+        });
+        // shell, exec, pty, subsystems other than sftp: no listener, so ssh2 refuses them.
+      });
+    });
+
+    client.on('error', (e: Error) => log.debug({ err: e, ip }, 'sftp connection error'));
+    client.on('close', () => {
+      clearTimeout(grace);
+      connections.delete(client);
+    });
+  });
+  ssh.on('error', (e: Error) => log.error({ err: e }, 'sftp server error'));
+
+  // Our own listener hands sockets to ssh2, so close() can cut the ones that linger.
+  const net: NetServer = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    ssh.injectSocket(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    net.once('error', reject);
+    net.listen(listen.port, listen.host, () => {
+      net.off('error', reject);
+      resolve();
+    });
+  });
+  net.on('error', (e) => log.error({ err: e }, 'sftp listener error'));
+  const bound = net.address();
+  const address = { host: listen.host, port: typeof bound === 'object' && bound ? bound.port : listen.port };
+
+  let closed: Promise<void> | null = null;
+  return {
+    address,
+    hostKeys,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => net.close(() => resolve()));
+        for (const c of connections) c.end();
+        await Promise.all([...sessions].map((s) => s.shutdown('the server is shutting down')));
+        const deadline = Date.now() + CLOSE_GRACE_MS;
+        while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        for (const s of sockets) s.destroy();
+        await stopped;
+      })();
+      return closed;
+    },
+  };
+}
