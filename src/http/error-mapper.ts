@@ -70,6 +70,16 @@ export function toErrorReply(err: unknown): ErrorReply {
   return { code: 500, message: 'internal server error', data: null };
 }
 
+/**
+ * Storage errors name paths inside the storage, which for a user with a base path start with
+ * it; users see paths relative to their base path, so it is cut out of the message.
+ */
+export function hideBasePath(body: ErrorReply, basePath: string | undefined): ErrorReply {
+  if (!basePath || basePath === '/') return body;
+  const message = body.message.split(`${basePath}/`).join('/').split(basePath).join('/');
+  return { ...body, message };
+}
+
 export function installErrorMapper(app: FastifyInstance, http200: () => Promise<boolean>): void {
   const send = async (reply: FastifyReply, body: ErrorReply) => {
     let compat = false;
@@ -87,7 +97,7 @@ export function installErrorMapper(app: FastifyInstance, http200: () => Promise<
       .send(body);
   };
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const body = toErrorReply(err);
+    const body = hideBasePath(toErrorReply(err), req.principal?.user.basePath);
     if (body.code >= 500) req.log.error({ err }, 'request failed');
     return send(reply, body);
   });
