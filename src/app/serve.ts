@@ -4,6 +4,8 @@ import { buildHttpServer } from '../http/server.js';
 import { startSftpServer, type SftpServer } from '../modules/sftp/sftp.server.js';
 import { closeApp, openApp } from './bootstrap.js';
 
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export async function serve(config: Config): Promise<void> {
   const ctx = await openApp(config);
   const app = await buildHttpServer(ctx);
@@ -14,7 +16,12 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     ctx.logger.info({ signal }, 'shutting down');
     await sftp?.close();
+    // A client that stops sending mid-upload would hold the HTTP server open forever:
+    // after a grace period its connection is cut (its upload aborts and cleans up).
+    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    deadline.unref();
     await app.close();
+    clearTimeout(deadline);
     await closeApp(ctx);
     process.exit(0);
   };

@@ -24,7 +24,8 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   requireBuild();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', ...env, FERRY_LOG_LEVEL: 'info' },
+    // The listening line is logged at info level: a test that sets a higher level gets a timeout.
+    env: { ...process.env, FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', FERRY_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -37,7 +38,6 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20_00
       reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}\n${err}`));
     }, timeoutMs);
     const check = () => {
-      // The listening line is logged at info level; FERRY_LOG_LEVEL above info hides it.
       const m = /"address":"(http:\/\/[^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);

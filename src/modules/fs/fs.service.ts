@@ -154,14 +154,18 @@ export class FsService {
       return;
     }
     const pending = await to.beginWrite(dst, { size: e.size, overwrite: opts.overwrite, mtime: e.modified });
-    try {
-      const body = await from.read(src);
-      await pipeline(body, byteCounter((n) => opts.progress?.(n)), pending.stream, opts.signal ? { signal: opts.signal } : {});
-      await pending.commit();
-    } catch (err) {
-      await pending.abort(err);
-      throw err;
-    }
+    await this.storages.track(
+      (async () => {
+        try {
+          const body = await from.read(src);
+          await pipeline(body, byteCounter((n) => opts.progress?.(n)), pending.stream, opts.signal ? { signal: opts.signal } : {});
+          await pending.commit();
+        } catch (err) {
+          await pending.abort(err);
+          throw err;
+        }
+      })(),
+    );
   }
 }
 

@@ -57,9 +57,16 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-function notModified(req: FastifyRequest, etag: string, modified: Date): boolean {
+/** `If-None-Match` matches `etag`: weak comparison (RFC 9110 §13.1.2), so `W/"x"` matches `"x"`. */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  const opaque = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || opaque(t) === opaque(etag));
+}
+
+/** True when `serveFile` answers 304 for this request (conditional GET). */
+export function notModified(req: FastifyRequest, etag: string, modified: Date): boolean {
   const inm = req.headers['if-none-match'];
-  if (inm) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*');
+  if (inm) return ifNoneMatchHits(inm, etag);
   const ims = req.headers['if-modified-since'];
   if (ims) {
     const t = Date.parse(ims);

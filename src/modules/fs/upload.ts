@@ -109,13 +109,20 @@ export async function storeUpload(ctx: AppContext, spec: UploadSpec, body: Reada
     mtime: spec.mtime,
     expectedHashes: spec.expectedHashes,
   });
-  try {
-    await pending.pipeFrom(body);
-    await pending.commit();
-  } catch (e) {
-    await pending.abort(e);
-    throw e;
-  }
+  // tracked: a shutdown waits for this write to commit or clean up before closing the storages
+  await ctx.storages.track(
+    (async () => {
+      try {
+        await pending.pipeFrom(body);
+        await pending.commit();
+      } catch (e) {
+        await pending.abort(e);
+        // Overwrite: false lost a race at commit: the same answer as the check above (contract §8).
+        if (isDriverError(e, 'exists') && !spec.overwrite) throw forbidden('file exists');
+        throw e;
+      }
+    })(),
+  );
 }
 
 /**
@@ -150,7 +157,8 @@ export function registerUploadTask(ctx: AppContext): void {
       run.signal.addEventListener('abort', () => counted.destroy(new Error('canceled')), { once: true });
       await storeUpload(ctx, spec, counted);
     } finally {
-      await rm(tmp, { force: true });
+      // The spool file is the task's only copy of the bytes: keep it when the task will resume.
+      if (!run.willResume()) await rm(tmp, { force: true });
     }
   });
 }

@@ -13,7 +13,7 @@ import { badRequest, notFound } from '../../lib/errors.js';
 import { serveVirtual } from '../fs/download.routes.js';
 import { siteUrl } from '../fs/fs.context.js';
 import { baseName } from '../fs/fs.service.js';
-import { etagOf, parseRange } from '../fs/serve-file.js';
+import { etagOf, notModified, parseRange } from '../fs/serve-file.js';
 import { SHARE_INVALID, sharesService } from './shares.service.js';
 
 const ShareSchema = Type.Object({
@@ -61,13 +61,7 @@ async function answersWithoutContent(ctx: AppContext, req: FastifyRequest, full:
   if (!storage.record.proxy) return false;
   const e = await driver.stat(inner);
   if (parseRange(req.headers.range, e.size) === 'invalid') return true;
-  const etag = etagOf({ ...e, name: baseName(full) });
-  const inm = req.headers['if-none-match'];
-  if (inm) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*');
-  const ims = req.headers['if-modified-since'];
-  if (!ims) return false;
-  const t = Date.parse(ims);
-  return !Number.isNaN(t) && Math.floor(e.modified.getTime() / 1000) <= Math.floor(t / 1000);
+  return notModified(req, etagOf({ ...e, name: baseName(full) }), e.modified);
 }
 
 /** `page` / `per_page` from the query or a JSON body; below 1 means page 1 / everything. */

@@ -53,11 +53,39 @@ function parseAddition(a: StorageInput['addition']): Record<string, unknown> {
   throw badRequest('addition: must be a JSON object (or a string holding one)');
 }
 
+const PROBE_TIMEOUT_MS = 10_000;
+const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Some drivers connect lazily (S3 builds a client and sends nothing), so a storage pointing at
+ * a dead endpoint or a missing bucket would report `work`. One cheap lookup of a name that is
+ * normally absent proves the storage answers; `not_found` is the expected answer.
+ */
+async function probe(driver: StorageDriver): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the storage did not answer within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS);
+  });
+  const lookup = driver.stat('/.ferry-probe').then(
+    () => undefined,
+    (e: unknown) => {
+      if (!isDriverError(e, 'not_found')) throw e;
+    },
+  );
+  try {
+    await Promise.race([lookup, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class StorageRegistry {
   private mounted = new Map<number, MountedStorage>();
   private versions = new Map<number, number>();
   private checkedAt = 0;
   private refreshing: Promise<void> | null = null;
+  /** Writes in progress (uploads, streamed copies): `close` lets them commit or clean up first. */
+  private readonly writes = new Set<Promise<unknown>>();
 
   constructor(
     private readonly repo: StoragesRepo,
@@ -73,20 +101,26 @@ export class StorageRegistry {
   }
 
   private async mount(r: StorageRecord): Promise<MountedStorage> {
-    await this.unmount(r.id);
+    // The previous instance keeps serving until the new one is ready (no window in which the
+    // path falls through to the parent storage).
     let m: MountedStorage;
     if (r.disabled) m = { record: r, driver: null, status: 'disabled' };
     else {
+      let driver: StorageDriver | null = null;
       try {
-        const driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: new DbHashIndex(this.db, r.id), proxy: r.proxy });
+        driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: new DbHashIndex(this.db, r.id), proxy: r.proxy });
+        await probe(driver);
         m = { record: r, driver, status: 'work' };
       } catch (e) {
+        await driver?.close().catch(() => {});
         const msg = (e as Error).message || String(e);
         this.logger.warn({ storage: r.mountPath, err: msg }, 'storage failed to initialise');
         m = { record: r, driver: null, status: msg };
       }
     }
+    const old = this.mounted.get(r.id);
     this.mounted.set(r.id, m);
+    if (old?.driver && old.driver !== m.driver) await old.driver.close().catch(() => {});
     return m;
   }
 
@@ -251,7 +285,28 @@ export class StorageRegistry {
     await this.unmount(id);
   }
 
+  /**
+   * Registers a write that must end (commit, or abort and clean up: temp file, multipart upload)
+   * before the drivers are closed. Returns `work` unchanged.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.add(settled);
+    void settled.finally(() => this.writes.delete(settled));
+    return work;
+  }
+
   async close(): Promise<void> {
+    // At shutdown the HTTP server has closed its connections, so request-bound writes are
+    // aborting now: wait (bounded) for their cleanup before the drivers go away.
+    if (this.writes.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.writes]), new Promise<void>((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
+    }
     for (const id of [...this.mounted.keys()]) await this.unmount(id);
   }
 }

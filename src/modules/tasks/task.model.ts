@@ -14,24 +14,49 @@ export const TaskState = {
 } as const;
 
 export const DONE_STATES: readonly number[] = [TaskState.SUCCEEDED, TaskState.CANCELED, TaskState.FAILED];
-export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download'] as const;
+export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download', 'offline_download_transfer'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export type TaskRow = Selectable<TasksTable>;
 
-export function presentTask(r: TaskRow, creator: string) {
+/** Rows with numbers normalised (PostgreSQL may hand back REAL/BIGINT in other JS types). */
+export function normaliseTask(r: TaskRow): TaskRow {
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return {
+    ...r,
+    creator_id: Number(r.creator_id),
+    state: Number(r.state),
+    progress: Number(r.progress),
+    total_bytes: Number(r.total_bytes),
+    done_bytes: Number(r.done_bytes),
+    attempts: Number(r.attempts),
+    created_at: Number(r.created_at),
+    heartbeat_at: n(r.heartbeat_at),
+    start_time: n(r.start_time),
+    end_time: n(r.end_time),
+  };
+}
+
+/** TaskInfo (fs-api.md §6.4): `creator_role` is -1 when unknown. */
+export function presentTask(r: TaskRow, creator: string, creatorRole = -1) {
+  const progress = Number(r.progress);
   return {
     id: r.id,
     type: r.type,
     name: r.name,
     creator,
     creator_id: Number(r.creator_id),
-    state: r.state,
+    creator_role: creatorRole,
+    state: Number(r.state),
     status: r.status,
-    progress: Math.round(Number(r.progress) * 100) / 100,
+    progress: Number.isNaN(progress) ? 100 : Math.round(progress * 100) / 100,
     start_time: r.start_time ? isoTime(Number(r.start_time)) : null,
     end_time: r.end_time ? isoTime(Number(r.end_time)) : null,
     total_bytes: Number(r.total_bytes),
+    done_bytes: Number(r.done_bytes),
+    attempts: Number(r.attempts),
     error: r.error,
   };
 }
+
+export type TaskInfo = ReturnType<typeof presentTask>;

@@ -1,37 +1,111 @@
 /**
- * Task rows in the database with in-process runners. Each task type registers a handler
- * that can (re)run a task from its stored payload, so `retry` works.
- * (Claiming across instances and resumption after a crash build on this table.)
+ * Background tasks as database rows (contract §9), run by a runner loop in every instance.
+ *
+ * - `create` inserts a pending row (and nudges this instance's loop). Nothing runs inline.
+ * - Each instance's loop claims pending tasks of the types it has handlers for, and tasks
+ *   whose runner died (heartbeat older than `staleMs`), runs the handler from the stored
+ *   payload, heartbeats every `heartbeatMs`, and finishes the row (guarded by runner id).
+ * - A taken-over task starts again from its payload (handlers must be restartable); after
+ *   `maxAttempts` starts without finishing it fails.
+ * - `cancel` of a task running here aborts its signal at once; one running elsewhere is
+ *   marked canceling and its runner aborts at its next heartbeat.
+ * - `stopAll` (shutdown) aborts what runs here and puts it back to pending, so the next
+ *   start of any instance resumes it.
+ *
+ * Timing defaults can be lowered with FERRY_TASK_HEARTBEAT_MS / FERRY_TASK_STALE_MS /
+ * FERRY_TASK_POLL_MS (tests), or `configure()`.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { DONE_STATES, TaskState, type TaskRow, type TaskType } from './task.model.js';
+import { TasksRepo } from './tasks.repo.js';
 
 export interface TaskRunContext {
+  taskId: string;
+  creatorId: number;
+  /** 1 on the first start; higher after a retry-less restart (runner died, shutdown). */
+  attempt: number;
   signal: AbortSignal;
   /** Reports bytes done (and optionally a new total); persisted at most every 500 ms. */
   progress(doneBytes: number, totalBytes?: number): void;
   status(text: string): void;
+  /** True once the run was stopped to be resumed later (shutdown, taken over): keep what a retry needs. */
+  willResume(): boolean;
 }
 
-export type TaskHandler = (payload: Record<string, unknown>, ctx: TaskRunContext) => Promise<void>;
+/** Runs a task from its payload; the resolved value is stored as the task's `result` (JSON). */
+export type TaskHandler = (payload: Record<string, unknown>, ctx: TaskRunContext) => Promise<unknown>;
+
+export interface TaskTimings {
+  /** Claim poll interval. */
+  pollMs: number;
+  heartbeatMs: number;
+  /** A running task whose heartbeat is older than this is taken over. */
+  staleMs: number;
+  /** Tasks run at once per instance. */
+  concurrency: number;
+  /** Starts (claims) after which a task that never finishes is failed. */
+  maxAttempts: number;
+}
 
 const PROGRESS_EVERY_MS = 500;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+export function defaultTimings(): TaskTimings {
+  return {
+    pollMs: envNumber('FERRY_TASK_POLL_MS', 1000),
+    heartbeatMs: envNumber('FERRY_TASK_HEARTBEAT_MS', 2000),
+    staleMs: envNumber('FERRY_TASK_STALE_MS', 30_000),
+    concurrency: envNumber('FERRY_TASK_CONCURRENCY', 4),
+    maxAttempts: 5,
+  };
+}
+
+type StopReason = 'cancel' | 'shutdown' | 'lost';
+
+interface Running {
+  abort: AbortController;
+  reason: StopReason | null;
+  done: Promise<void>;
+}
 
 export class TasksService {
+  readonly runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly repo: TasksRepo;
   private readonly handlers = new Map<string, TaskHandler>();
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, Running>();
+  private timings = defaultTimings();
+  private stopped = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private beatTimer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private sweptAt = 0;
 
   constructor(
-    private readonly db: Kysely<DB>,
+    db: Kysely<DB>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.repo = new TasksRepo(db);
+  }
 
+  configure(t: Partial<TaskTimings>): void {
+    this.timings = { ...this.timings, ...t };
+  }
+
+  /** Registers the handler of a type; the runner loop starts with the first registration. */
   register(type: TaskType, handler: TaskHandler): void {
     this.handlers.set(type, handler);
+    this.startLoop();
   }
 
   async create(type: TaskType, name: string, creatorId: number, payload: Record<string, unknown>, totalBytes = 0): Promise<TaskRow> {
@@ -56,102 +130,239 @@ export class TasksService {
       start_time: null,
       end_time: null,
     };
-    await this.db.insertInto('tasks').values(row).execute();
-    this.start(row);
+    await this.repo.insert(row);
+    this.kick();
     return row;
   }
 
-  private start(row: TaskRow): void {
+  // ------------------------------------------------------------------ runner loop
+
+  private startLoop(): void {
+    if (this.stopped || this.beatTimer) return;
+    const schedule = () => {
+      if (this.stopped) return;
+      this.beatTimer = setTimeout(() => void this.beat().finally(schedule), this.timings.heartbeatMs);
+      this.beatTimer.unref();
+    };
+    schedule();
+    this.kick();
+  }
+
+  /** Looks for work now (after a create, a finish, or a retry). */
+  kick(): void {
+    if (this.stopped || this.handlers.size === 0) return;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => void this.tick(), 0);
+    this.pollTimer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        try {
+          const now = Date.now();
+          if (now - this.sweptAt >= this.timings.staleMs / 2) {
+            this.sweptAt = now;
+            await this.repo.sweepStaleCanceling(now - this.timings.staleMs, now);
+          }
+          while (!this.stopped && this.running.size < this.timings.concurrency) {
+            const t = Date.now();
+            const row = await this.repo.claim([...this.handlers.keys()], this.runnerId, t, t - this.timings.staleMs);
+            if (!row) break;
+            if (this.stopped) {
+              await this.repo.updateOwned(row.id, this.runnerId, { state: TaskState.PENDING, status: 'pending', runner: null, heartbeat_at: null });
+              break;
+            }
+            this.run(row);
+          }
+        } catch (e) {
+          if (!this.stopped) this.logger.warn({ err: (e as Error).message }, 'task claim failed');
+        }
+      } while (this.again && !this.stopped);
+    })();
+    try {
+      await this.ticking;
+    } finally {
+      this.ticking = null;
+      if (!this.stopped) {
+        if (this.pollTimer) clearTimeout(this.pollTimer);
+        this.pollTimer = setTimeout(() => void this.tick(), this.timings.pollMs);
+        this.pollTimer.unref();
+      }
+    }
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopped || this.running.size === 0) return;
+    try {
+      const seen = await this.repo.heartbeat([...this.running.keys()], this.runnerId, Date.now());
+      for (const [id, run] of this.running) {
+        const s = seen.get(id);
+        if (!s || s.runner !== this.runnerId) this.stop(run, 'lost', new Error('task was taken over or deleted'));
+        else if (s.state === TaskState.CANCELING) this.stop(run, 'cancel', new Error('canceled'));
+      }
+    } catch (e) {
+      this.logger.warn({ err: (e as Error).message }, 'task heartbeat failed');
+    }
+  }
+
+  private stop(run: Running, reason: StopReason, err: Error): void {
+    if (run.abort.signal.aborted) return;
+    run.reason = reason;
+    run.abort.abort(err);
+  }
+
+  private run(row: TaskRow): void {
     const handler = this.handlers.get(row.type)!;
-    const abort = new AbortController();
-    let total = Number(row.total_bytes);
+    const me = this.runnerId;
+    const own = (patch: Parameters<TasksRepo['updateOwned']>[2]) => this.repo.updateOwned(row.id, me, patch);
+    const running: Running = { abort: new AbortController(), reason: null, done: Promise.resolve() };
+    if (row.attempts > this.timings.maxAttempts) {
+      running.done = own({ state: TaskState.FAILED, status: 'failed', error: `the task was started ${row.attempts - 1} times without finishing`, end_time: Date.now(), runner: null }).then(() => {});
+      return;
+    }
+    let total = row.total_bytes;
     let lastWrite = 0;
-    const update = (patch: Partial<TaskRow>) => this.db.updateTable('tasks').set(patch).where('id', '=', row.id).execute();
     const ctx: TaskRunContext = {
-      signal: abort.signal,
+      taskId: row.id,
+      creatorId: row.creator_id,
+      attempt: row.attempts,
+      signal: running.abort.signal,
       progress: (done, newTotal) => {
         if (newTotal !== undefined) total = newTotal;
         const now = Date.now();
         if (now - lastWrite < PROGRESS_EVERY_MS) return;
         lastWrite = now;
-        void update({ done_bytes: done, total_bytes: total, progress: total > 0 ? Math.min(100, (done / total) * 100) : 0, heartbeat_at: now }).catch(() => {});
+        const progress = total > 0 ? Math.min(100, (done / total) * 100) : 0;
+        void own({ done_bytes: done, total_bytes: total, progress, heartbeat_at: now }).catch(() => {});
       },
-      status: (text) => void update({ status: text }).catch(() => {}),
+      status: (text) => void own({ status: text }).catch(() => {}),
+      willResume: () => running.reason === 'shutdown' || running.reason === 'lost',
     };
-    const done = (async () => {
-      await update({ state: TaskState.RUNNING, status: 'running', start_time: Date.now(), attempts: Number(row.attempts) + 1, error: '', end_time: null });
+    running.done = (async () => {
       try {
-        await handler(JSON.parse(row.payload) as Record<string, unknown>, ctx);
-        await update({ state: TaskState.SUCCEEDED, status: 'done', progress: 100, done_bytes: total, total_bytes: total, end_time: Date.now() });
-      } catch (e) {
-        const canceled = abort.signal.aborted;
-        if (!canceled) this.logger.warn({ task: row.id, err: (e as Error).message }, 'task failed');
-        await update({
-          state: canceled ? TaskState.CANCELED : TaskState.FAILED,
-          status: canceled ? 'canceled' : 'failed',
-          error: canceled ? '' : (e as Error).message || String(e),
+        const result = await handler(JSON.parse(row.payload) as Record<string, unknown>, ctx);
+        running.abort.signal.throwIfAborted();
+        await own({
+          state: TaskState.SUCCEEDED,
+          status: 'done',
+          progress: 100,
+          done_bytes: total,
+          total_bytes: total,
           end_time: Date.now(),
+          result: JSON.stringify(result ?? null),
+          runner: null,
         });
+      } catch (e) {
+        await this.finishFailed(row, running, e).catch((err: unknown) => this.logger.warn({ task: row.id, err: String(err) }, 'task state write failed'));
       } finally {
         this.running.delete(row.id);
+        this.kick();
       }
     })();
-    this.running.set(row.id, { abort, done });
+    this.running.set(row.id, running);
   }
 
+  private async finishFailed(row: TaskRow, running: Running, e: unknown): Promise<void> {
+    const me = this.runnerId;
+    const now = Date.now();
+    if (running.reason === 'lost') return;
+    if (running.reason === 'shutdown') {
+      await this.repo.updateOwned(row.id, me, { state: TaskState.PENDING, status: 'pending (resumes after restart)', runner: null, heartbeat_at: null });
+      return;
+    }
+    const current = await this.repo.byId(row.id);
+    if (running.reason === 'cancel' || current?.state === TaskState.CANCELING) {
+      await this.repo.updateOwned(row.id, me, { state: TaskState.CANCELED, status: 'canceled', error: '', end_time: now, runner: null });
+      return;
+    }
+    const message = (e as Error)?.message || String(e);
+    this.logger.warn({ task: row.id, type: row.type, err: message }, 'task failed');
+    await this.repo.updateOwned(row.id, me, { state: TaskState.FAILED, status: 'failed', error: message, end_time: now, runner: null });
+  }
+
+  // ------------------------------------------------------------------ API operations
+
   async get(id: string): Promise<TaskRow> {
-    const r = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    const r = await this.repo.byId(id);
     if (!r) throw notFound('task not found');
     return r;
   }
 
-  async list(type: string, done: boolean, creatorId: number | null): Promise<TaskRow[]> {
-    let q = this.db.selectFrom('tasks').selectAll().where('type', '=', type);
-    q = done ? q.where('state', 'in', [...DONE_STATES]) : q.where('state', 'not in', [...DONE_STATES]);
-    if (creatorId !== null) q = q.where('creator_id', '=', creatorId);
-    return q.orderBy('created_at').execute();
+  list(type: string, done: boolean, creatorId: number | null): Promise<TaskRow[]> {
+    return this.repo.list(type, done, creatorId);
   }
 
   async cancel(id: string): Promise<void> {
     const r = await this.get(id);
     if (DONE_STATES.includes(r.state)) throw badRequest('task has already finished');
+    if (r.state === TaskState.PENDING) {
+      const n = await this.repo.updateInStates(id, [TaskState.PENDING], { state: TaskState.CANCELED, status: 'canceled', end_time: Date.now() });
+      if (n === 1) return;
+    }
+    await this.repo.updateInStates(id, [TaskState.RUNNING, TaskState.CANCELING], { state: TaskState.CANCELING, status: 'canceling' });
     const run = this.running.get(id);
     if (run) {
-      await this.db.updateTable('tasks').set({ state: TaskState.CANCELING, status: 'canceling' }).where('id', '=', id).execute();
-      run.abort.abort(new Error('canceled'));
+      this.stop(run, 'cancel', new Error('canceled'));
       await run.done;
-    } else {
-      await this.db.updateTable('tasks').set({ state: TaskState.CANCELED, status: 'canceled', end_time: Date.now() }).where('id', '=', id).execute();
     }
+    // Elsewhere: its runner aborts at its next heartbeat (or the sweep cancels it once stale).
   }
 
   async delete(id: string): Promise<void> {
     const r = await this.get(id);
     if (!DONE_STATES.includes(r.state)) await this.cancel(id);
-    await this.db.deleteFrom('tasks').where('id', '=', id).execute();
+    await this.repo.delete(id);
   }
 
   async retry(id: string): Promise<void> {
     const r = await this.get(id);
     if (r.state !== TaskState.FAILED && r.state !== TaskState.CANCELED) throw badRequest('only failed or canceled tasks can be retried');
-    await this.db.updateTable('tasks').set({ state: TaskState.PENDING, status: 'pending', progress: 0, done_bytes: 0 }).where('id', '=', id).execute();
-    this.start({ ...r, state: TaskState.PENDING });
+    await this.repo.updateInStates(id, [TaskState.FAILED, TaskState.CANCELED], {
+      state: TaskState.PENDING,
+      status: 'pending',
+      progress: 0,
+      done_bytes: 0,
+      error: '',
+      attempts: 0,
+      runner: null,
+      heartbeat_at: null,
+      start_time: null,
+      end_time: null,
+    });
+    this.kick();
   }
 
-  async clearDone(type: string, creatorId: number | null): Promise<void> {
-    let q = this.db.deleteFrom('tasks').where('type', '=', type).where('state', 'in', [...DONE_STATES]);
-    if (creatorId !== null) q = q.where('creator_id', '=', creatorId);
-    await q.execute();
+  async clearDone(type: string, creatorId: number | null, states: readonly number[] = DONE_STATES): Promise<void> {
+    await this.repo.deleteDone(type, states, creatorId);
   }
 
-  /** Waits for a running task (tests and shutdown). */
-  async settle(id: string): Promise<void> {
-    await this.running.get(id)?.done;
+  /** Waits until the task has finished (any instance may run it) and returns its row. */
+  async settle(id: string, timeoutMs = 120_000): Promise<TaskRow> {
+    const end = Date.now() + timeoutMs;
+    this.kick();
+    for (;;) {
+      await this.running.get(id)?.done;
+      const r = await this.get(id);
+      if (DONE_STATES.includes(r.state)) return r;
+      if (Date.now() > end) throw new Error(`task ${id} did not finish in ${timeoutMs} ms (state ${r.state}, ${r.status})`);
+      await new Promise((res) => setTimeout(res, 25));
+    }
   }
 
-  /** Cancels everything running in this process (shutdown). */
+  /** Shutdown: stops the loop; tasks running here are aborted and put back to pending (they resume on the next start). */
   async stopAll(): Promise<void> {
-    for (const [, run] of this.running) run.abort.abort(new Error('shutting down'));
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    this.stopped = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.beatTimer) clearTimeout(this.beatTimer);
+    for (const run of this.running.values()) this.stop(run, 'shutdown', new Error('shutting down'));
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await Promise.race([all, new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
+    await this.ticking?.catch(() => {});
   }
 }
