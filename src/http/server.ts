@@ -12,7 +12,9 @@ import { storagesRoutes } from '../modules/storages/storages.routes.js';
 import { fsRoutes } from '../modules/fs/fs.routes.js';
 import { uploadRoutes } from '../modules/fs/upload.routes.js';
 import { downloadRoutes } from '../modules/fs/download.routes.js';
+import { sharesRoutes } from '../modules/shares/shares.routes.js';
 import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
+import { seedGenerationRoutes } from '../modules/seeds/generation/index.js';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorMapper } from './error-mapper.js';
 import type { HttpApp } from './types.js';
@@ -67,6 +69,8 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
   fsRoutes(app, ctx);
   uploadRoutes(app, ctx);
   downloadRoutes(app, ctx);
+  sharesRoutes(app, ctx);
   tasksRoutes(app, ctx);
+  seedGenerationRoutes(app, ctx);
   return app;
 }

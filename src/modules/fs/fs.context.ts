@@ -20,11 +20,15 @@ export function userPath(user: User, p: string): string {
  * The public origin for links: the `seed_site_url` setting, else FERRY_SITE_URL, else
  * the origin the request came in on.
  */
-export async function siteUrl(ctx: AppContext, req: FastifyRequest): Promise<string> {
+export function siteUrl(ctx: AppContext, req: FastifyRequest): Promise<string> {
+  return siteUrlFor(ctx, `${req.protocol}://${req.host}`);
+}
+
+/** Like `siteUrl`, for work that outlives its request (tasks keep the request's origin). */
+export async function siteUrlFor(ctx: AppContext, origin: string): Promise<string> {
   const setting = (await ctx.settings.get('seed_site_url')).trim();
   if (setting) return setting.replace(/\/+$/, '');
-  if (ctx.config.siteUrl) return ctx.config.siteUrl;
-  return `${req.protocol}://${req.host}`;
+  return ctx.config.siteUrl ?? origin.replace(/\/+$/, '');
 }
 
 /** The `sign` of a full path when `sign_all` is on, else `''`. */

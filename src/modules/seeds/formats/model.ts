@@ -159,7 +159,9 @@ export function seedPathProblem(path: string): string | null {
   if (path.startsWith('/')) return 'path is absolute';
   for (const segment of path.split('/')) {
     if (segment === '') return 'path has an empty segment';
-    if (segment === '.' || segment === '..') return `path has a "${segment}" segment`;
+    // Like seed names, a segment that is `.` or `..` once trimmed is refused (" ." would
+    // otherwise name a file that some systems store as ".").
+    if (segment.trim() === '.' || segment.trim() === '..') return `path has a "${segment}" segment`;
   }
   return null;
 }

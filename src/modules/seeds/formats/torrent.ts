@@ -55,6 +55,11 @@ export interface EncodeTorrentOptions extends EncodeOptions {
   openlistExtension?: boolean;
   /** Write `x-cas` for single-file seeds with MD5 data (default true). */
   casExtension?: boolean;
+  /**
+   * `multi` writes `info.files` even for one file — what mktorrent does for a folder holding
+   * a single file. Default `auto`: one file at the top level is a single-file torrent.
+   */
+  layout?: 'auto' | 'multi';
 }
 
 /** The files in torrent order: by the UTF-8 bytes of their path, as mktorrent does. */
@@ -151,7 +156,7 @@ export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buff
   }
   files = reconcileSha1(files, stream, ordered.piece_size);
   const full: Seed = { ...ordered, files };
-  const single = files.length === 1 ? files[0]! : undefined;
+  const single = files.length === 1 && opts.layout !== 'multi' && !files[0]!.path.includes('/') ? files[0]! : undefined;
   const info: Record<string, BencodeInput> = { name: single ? single.path.slice(single.path.lastIndexOf('/') + 1) : full.name, 'piece length': full.piece_size, pieces: stream };
   if (single) info.length = single.size;
   else info.files = files.map((f) => ({ length: f.size, path: f.path.split('/') }));

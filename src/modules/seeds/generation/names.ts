@@ -1,0 +1,57 @@
+/**
+ * Seed names (service interface, seed generation rules 5 and 6; contract §10.3):
+ * derivation from the files when no name is given, and the safety check every name passes.
+ */
+import { badRequest } from '../../../lib/errors.js';
+import { seedNameProblem } from '../formats/index.js';
+
+export const INVALID_SEED_NAME = 'invalid seed name';
+
+/** `a.tar.gz` → `a.tar`; a leading dot is not an extension (`.bashrc` stays). */
+export function stripExtension(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+const parent = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+
+/** The deepest folder that is, or contains, every one of `dirs` (cleaned absolute folder paths). */
+export function commonAncestor(dirs: readonly string[]): string {
+  if (dirs.length === 0) return '/';
+  let segs = dirs[0]!.split('/').filter(Boolean);
+  for (const d of dirs.slice(1)) {
+    const other = d.split('/').filter(Boolean);
+    let i = 0;
+    while (i < segs.length && i < other.length && segs[i] === other[i]) i++;
+    segs = segs.slice(0, i);
+  }
+  return '/' + segs.join('/');
+}
+
+/** The deepest folder containing every path (cleaned absolute paths). */
+export function commonDir(paths: readonly string[]): string {
+  return commonAncestor(paths.map(parent));
+}
+
+/**
+ * The seed name for the files at `files` (as the user sees them), by priority:
+ * (a) one file: its name without the extension; (b) several files whose names are equal
+ * without extensions: that name; (c) the name of their common folder `root` (the requested
+ * folder, or the folder holding the requested files); (d) `fallback` (the `seed_fallback_name`
+ * setting) when that folder is the root.
+ */
+export function deriveSeedName(files: readonly string[], root: string, fallback: string): { name: string; rule: 'a' | 'b' | 'c' | 'd' } {
+  if (files.length === 1) return { name: stripExtension(base(files[0]!)), rule: 'a' };
+  const stems = new Set(files.map((p) => stripExtension(base(p))));
+  if (stems.size === 1) return { name: [...stems][0]!, rule: 'b' };
+  if (root !== '/') return { name: base(root), rule: 'c' };
+  return { name: fallback, rule: 'd' };
+}
+
+/** Rule 6: empty (after trimming), `.`, `..`, or any `/` or `\` → 400 `invalid seed name: …`. */
+export function checkSeedName(name: string): string {
+  const problem = seedNameProblem(name);
+  if (problem) throw badRequest(`${INVALID_SEED_NAME}: ${problem}`, { field: 'name', name });
+  return name.trim();
+}

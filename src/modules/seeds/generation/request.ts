@@ -1,0 +1,146 @@
+/**
+ * The generate request (contract §10.3, seed-formats.md §7.2): its JSON schema and the
+ * checks that need no storage access. Every rejection names the field.
+ */
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../../app/context.js';
+import { AppError, badRequest, isAppError } from '../../../lib/errors.js';
+import { Perm, can, type User } from '../../users/user.model.js';
+import { userPath } from '../../fs/fs.context.js';
+import {
+  MAX_SEED_FILES,
+  SeedFormatError,
+  parseHashMatrix,
+  parseSeedFormat,
+  planSeedHashes,
+  type HashMatrix,
+  type SeedChannel,
+  type SeedFormat,
+} from '../formats/index.js';
+import { checkSeedName } from './names.js';
+
+const Str = Type.String({ maxLength: 4096 });
+const PathList = Type.Array(Str, { maxItems: MAX_SEED_FILES });
+
+export const GenerateBody = Type.Object({
+  paths: Type.Optional(PathList),
+  formats: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
+  format: Type.Optional(Type.String({ maxLength: 32, description: 'used when `formats` is empty' })),
+  hash_matrix: Type.Optional(Type.Unknown({ description: '{"md5":{"whole":bool,"pieces":bool},"sha1":{…},"sha256":{…}}' })),
+  piece_size: Type.Optional(Type.Integer({ description: 'bytes, 16 KiB–64 MiB; default 10 MiB; forced to 10 MiB with cas' })),
+  name: Type.Optional(Type.String({ maxLength: 1024 })),
+  comment: Type.Optional(Type.String({ maxLength: 65536 })),
+  file_comments: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 65536 }))),
+  trackers: Type.Optional(Type.Array(Str, { maxItems: 1000 })),
+  channels: Type.Optional(Type.Array(Type.Object({ driver: Type.String({ maxLength: 256 }), mount_path: Type.Optional(Str) }), { maxItems: 1000 })),
+  share_files: Type.Optional(PathList),
+  direct_files: Type.Optional(PathList),
+  include_share: Type.Optional(Type.Boolean({ description: 'share every file (when share_files is empty)' })),
+  include_direct_source: Type.Optional(Type.Boolean({ description: 'direct link for every file (when direct_files is empty)' })),
+  output_path: Type.Optional(Str),
+  save_path: Type.Optional(Type.String({ maxLength: 4096, description: 'alias of output_path' })),
+});
+export type GenerateBodyT = Static<typeof GenerateBody>;
+
+/** Everything about a request that does not depend on the files. */
+export interface GenerateOptions {
+  /** Full virtual paths requested, in request order, without duplicates. */
+  paths: string[];
+  formats: SeedFormat[];
+  matrix: HashMatrix;
+  pieceSize: number;
+  /** The given (checked, trimmed) name, or null to derive one. */
+  name: string | null;
+  comment: string;
+  /** Per-file comments keyed by the request's path strings (matched against files later). */
+  fileComments: Record<string, string>;
+  trackers: string[];
+  channels: SeedChannel[];
+  /** Request path strings; `'*'` entries stand for every file (include_share / include_direct_source). */
+  shareFiles: string[];
+  directFiles: string[];
+  /** Full path of the output folder, or null for the sources' common parent. */
+  outputDir: string | null;
+}
+
+/** Rethrows a format error or an app error with the field in front of the message. */
+export function withField<T>(field: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw fieldError(field, e);
+  }
+}
+
+/** `label` (default: the field) prefixes the message; `data.field` is the field. */
+export function fieldError(field: string, e: unknown, label = field): unknown {
+  if (e instanceof SeedFormatError) return badRequest(e.message, { field: e.field });
+  if (isAppError(e)) return new AppError(e.code, `${label}: ${e.message}`, { ...(e.data ?? {}), field });
+  return e;
+}
+
+/** An announce URL: http(s) or udp with a host, no credentials. */
+export function trackerProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (!['http:', 'https:', 'udp:'].includes(u.protocol)) return `scheme ${u.protocol.replace(/:$/, '')} is not http, https or udp`;
+  if (!u.hostname) return 'has no host';
+  if (u.username || u.password) return 'must not carry credentials';
+  if (u.protocol === 'udp:' && !u.port) return 'udp trackers need a port';
+  return null;
+}
+
+export async function parseGenerateRequest(ctx: AppContext, user: User, body: GenerateBodyT): Promise<GenerateOptions> {
+  const rawPaths = body.paths ?? [];
+  if (rawPaths.length === 0) throw badRequest('paths: at least one path is required', { field: 'paths' });
+  const paths = [...new Set(rawPaths.map((p, i) => withField(`paths[${i}]`, () => userPath(user, p))))];
+
+  let rawFormats = (body.formats ?? []).filter((f) => f.trim() !== '');
+  if (rawFormats.length === 0 && body.format?.trim()) rawFormats = [body.format];
+  if (rawFormats.length === 0) rawFormats = [await ctx.settings.get('seed_default_format')];
+  const formats = [...new Set(rawFormats.map((f, i) => withField(`formats[${i}]`, () => parseSeedFormat(f.trim().toLowerCase() === 'bt' ? 'torrent' : f, `formats[${i}]`))))];
+
+  const requested = withField('hash_matrix', () => parseHashMatrix(body.hash_matrix, 'hash_matrix'));
+  let defaultMatrix: HashMatrix | undefined;
+  try {
+    defaultMatrix = parseHashMatrix(await ctx.settings.getJson<unknown>('seed_default_matrix'));
+  } catch {
+    defaultMatrix = undefined; // an unreadable setting counts as "all off" → all six
+  }
+  const plan = withField('piece_size', () => planSeedHashes({ matrix: requested, formats, pieceSize: body.piece_size, defaultMatrix: defaultMatrix ?? parseHashMatrix(null) }));
+
+  const name = body.name === undefined || body.name === '' ? null : checkSeedName(body.name);
+
+  const trackers = (body.trackers ?? []).map((t, i) => {
+    const problem = trackerProblem(t.trim());
+    if (problem) throw badRequest(`trackers[${i}]: ${JSON.stringify(t)} ${problem}`, { field: `trackers[${i}]` });
+    return t.trim();
+  });
+
+  const shareFiles = body.share_files?.length ? body.share_files : body.include_share ? ['*'] : [];
+  const directFiles = body.direct_files?.length ? body.direct_files : body.include_direct_source ? ['*'] : [];
+  if (shareFiles.length > 0 && !can(user, Perm.SHARE)) throw new AppError(403, 'share_files: permission denied (you may not create shares)', { field: 'share_files' });
+  if (directFiles.length > 0 && (await ctx.settings.getBool('sign_all'))) {
+    throw badRequest('direct_files: direct links cannot be recorded while sign_all is on (they would need a signature); use share_files instead', { field: 'direct_files' });
+  }
+
+  const out = (body.output_path ?? '').trim() || (body.save_path ?? '').trim();
+  return {
+    paths,
+    formats,
+    matrix: plan.matrix,
+    pieceSize: plan.pieceSize,
+    name,
+    comment: body.comment ?? '',
+    fileComments: body.file_comments ?? {},
+    trackers,
+    channels: body.channels ?? [],
+    shareFiles,
+    directFiles,
+    outputDir: out ? withField('output_path', () => userPath(user, out)) : null,
+  };
+}

@@ -1,0 +1,10 @@
+// Streaming hash engine for transfer seeds (contract §10.2): every selected whole-file and
+// per-piece digest plus the BitTorrent piece stream from one read, on worker threads.
+export { Hasher, createHasher } from './hasher.js';
+export type { HasherTuning } from './hasher.js';
+export { hashFiles, hashInput } from './sources.js';
+export type { HashInput } from './sources.js';
+export { HashPool, defaultHashPool } from './pool.js';
+export type { HashPoolOptions } from './pool.js';
+export { DEFAULT_INLINE_THRESHOLD, DEFAULT_PIECE_SIZE, HASH_ALGORITHMS } from './types.js';
+export type { FileHashes, HashAlgorithm, HashOptions, HashResult, HashSelection, PieceHashes } from './types.js';
