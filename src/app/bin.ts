@@ -2,6 +2,7 @@
 /** The `ferry` command line: serve, admin …, seed … */
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.js';
+import { registerSeedCommands } from '../modules/seeds/cli/index.js';
 import { adminCommands } from './admin-cli.js';
 import { ferryVersion } from './bootstrap.js';
 import { serve } from './serve.js';
@@ -15,8 +16,7 @@ program
 
 adminCommands(program);
 
-const seedCli = await import('../modules/seeds/cli/index.js').catch(() => null);
-seedCli?.registerSeedCommands(program);
+registerSeedCommands(program);
 
 try {
   await program.parseAsync(process.argv);
