@@ -50,7 +50,7 @@ export async function openApp(config: Config, opts: OpenOptions = {}): Promise<A
   for (const d of ['', 'files', 'ssh', 'tmp']) mkdirSync(join(config.dataDir, d), { recursive: true });
   const secret = loadSecret(config);
   const logger = opts.logger ?? pino({ level: config.logLevel });
-  const database = openDatabase({ ...config, onPoolError: (e) => logger.warn({ err: e.message }, 'idle database connection lost') });
+  const database = await openDatabase({ ...config, onPoolError: (e) => logger.warn({ err: e.message }, 'idle database connection lost') });
   try {
     await migrate(database);
     const ctx = buildContext({ config, database, logger, secret, version: ferryVersion() });

@@ -1,7 +1,7 @@
 /** `ferry serve`: opens the data dir and listens until SIGINT/SIGTERM. */
 import type { Config } from '../config/config.js';
 import { buildHttpServer } from '../http/server.js';
-import { startSftpServer, type SftpServer } from '../modules/sftp/sftp.server.js';
+import type { SftpServer } from '../modules/sftp/sftp.server.js';
 import { closeApp, openApp } from './bootstrap.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -28,6 +28,8 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (config.sftpListen) {
+    // Loaded only when enabled (ssh2 is large).
+    const { startSftpServer } = await import('../modules/sftp/sftp.server.js');
     sftp = await startSftpServer(ctx);
     ctx.logger.info({ sftp: `${sftp.address.host}:${sftp.address.port}` }, 'SFTP is listening');
   }

@@ -3,8 +3,6 @@
  * Every query and migration in Ferry runs on both.
  */
 import { Kysely, PostgresDialect, SqliteDialect, Migrator } from 'kysely';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { join } from 'node:path';
 import type { DB } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -17,17 +15,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** pg returns BIGINT (int8) as strings by default; our BIGINTs are millisecond times and ids, safe as numbers. */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
-};
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string; onPoolError?: (e: Error) => void }): Database {
+/** Opens the database; each engine's driver is loaded only when used (pg alone costs ~15 MB). */
+export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string; onPoolError?: (e: Error) => void }): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, types: pgTypes as pg.CustomTypesConfig });
+    const { default: pg } = await import('pg');
+    // pg returns BIGINT (int8) as strings by default; our BIGINTs are millisecond times and ids, safe as numbers.
+    const types = {
+      getTypeParser(oid: number, format?: 'text' | 'binary') {
+        if (oid === pg.types.builtins.INT8) return (v: string) => Number(v);
+        return pg.types.getTypeParser(oid, format as 'text');
+      },
+    };
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, types: types as import('pg').CustomTypesConfig });
     // An idle connection the server drops (restart, failover, pg_terminate_backend) is an
     // 'error' event on the pool: without a listener it would crash the process. The pool
     // replaces the connection on the next query.
@@ -35,6 +35,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
+  const { default: SQLite } = await import('better-sqlite3');
   const sqlite = new SQLite(join(opts.dataDir, 'ferry.db'));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');

@@ -5,9 +5,14 @@
  * material of the classic types is additionally loaded by ssh2's parser.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import ssh2 from 'ssh2';
+import { createRequire } from 'node:module';
 
-const sshUtils = ssh2.utils;
+/** ssh2 is loaded on first use (~15 MB): most processes never parse a key. */
+let sshUtils: typeof import('ssh2').utils | null = null;
+function ssh2Utils(): typeof import('ssh2').utils {
+  sshUtils ??= (createRequire(import.meta.url)('ssh2') as typeof import('ssh2')).utils;
+  return sshUtils;
+}
 
 export const ACCEPTED_KEY_TYPES = [
   'ssh-ed25519',
@@ -123,7 +128,7 @@ export function parsePublicKey(text: string): ParsedPublicKey {
   if (blob.toString('base64') !== b64) throw new InvalidKeyError('key data is not canonical base64');
   const bits = checkBlob(type, blob);
   if (!type.startsWith('sk-')) {
-    const parsed = sshUtils.parseKey(`${type} ${b64}`);
+    const parsed = ssh2Utils().parseKey(`${type} ${b64}`);
     if (parsed instanceof Error || Array.isArray(parsed)) throw new InvalidKeyError('key material is invalid');
   }
   return { type, blob, comment: rest.join(' '), fingerprint: fingerprintOf(blob), canonical: `${type} ${b64}`, bits };

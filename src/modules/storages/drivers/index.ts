@@ -3,13 +3,14 @@
  * instantiate a storage from its `driver` + `addition`.
  */
 import { LOCAL_OPTIONS, LocalDriver } from './local.js';
-import { S3_OPTIONS, S3Driver, type S3Deps } from './s3.js';
+import { S3_OPTIONS } from './s3-options.js';
+import type { S3Deps } from './s3.js';
 import { DriverError, MemoryHashIndex, type HashIndex, type OptionDescriptor, type StorageDriver } from './types.js';
 import { validateOptions } from './util.js';
 
 export * from './types.js';
 export { LocalDriver, LOCAL_OPTIONS } from './local.js';
-export { S3Driver, S3_OPTIONS } from './s3.js';
+export { S3_OPTIONS } from './s3-options.js';
 export { validateOptions } from './util.js';
 
 export interface DriverDeps {
@@ -54,6 +55,8 @@ export const drivers = {
     options: S3_OPTIONS,
     async create(addition: unknown, deps: DriverDeps = {}) {
       const opts = validateOptions(S3_OPTIONS, addition);
+      // Loaded on first use: the AWS SDK costs ~25 MB of memory that local-only servers never need.
+      const { S3Driver } = await import('./s3.js');
       return S3Driver.create(opts, { proxy: deps.proxy, tuning: deps.s3Tuning });
     },
   },
