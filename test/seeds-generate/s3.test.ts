@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { after, before, test } from 'node:test';
-import { startCephS3, type CephS3 } from '../support/ceph.js';
+import { s3Addition, startCephS3, type CephS3 } from '../support/ceph.js';
 import { forEachDialect } from '../support/harness.js';
 import { WHOLE_ONLY, bytes, generate, generated, hex, probeReads, putIndexed } from './helpers.js';
 
@@ -32,15 +32,7 @@ forEachDialect('seed generation on S3', (h) => {
     client ??= c.client();
     token = await h().adminToken();
     for (const [mount, prefix, proxy] of [['/s3', prefixes.on, true], ['/s3np', prefixes.off, false]] as const) {
-      const addition = {
-        bucket: c.bucket,
-        endpoint: c.endpoint,
-        region: c.region,
-        access_key_id: c.accessKeyId,
-        secret_access_key: c.secretAccessKey,
-        force_path_style: true,
-        root_folder_path: `/${prefix}`,
-      };
+      const addition = s3Addition(c, prefix);
       const r = await h().post('/api/admin/storage/create', { mount_path: mount, driver: 's3', proxy, addition }, { token });
       assert.equal(r.status, 200, r.body.message);
     }

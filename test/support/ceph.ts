@@ -43,6 +43,19 @@ export interface CephS3 {
   stop(): Promise<void>;
 }
 
+/** The s3 driver options (`addition`) for this server, rooted at `/<prefix>` of its bucket. */
+export function s3Addition(c: Pick<CephS3, 'bucket' | 'endpoint' | 'region' | 'accessKeyId' | 'secretAccessKey'>, prefix: string) {
+  return {
+    bucket: c.bucket,
+    endpoint: c.endpoint,
+    region: c.region,
+    access_key_id: c.accessKeyId,
+    secret_access_key: c.secretAccessKey,
+    force_path_style: true,
+    root_folder_path: `/${prefix}`,
+  };
+}
+
 const SCRIPT = fileURLToPath(new URL('./ceph-s3.sh', import.meta.url));
 const REQUIRED_BINARIES = ['radosgw', 'ceph-mon', 'ceph-osd', 'ceph', 'monmaptool', 'radosgw-admin'];
 

@@ -6,13 +6,19 @@
  * Every write made on behalf of a running task is guarded by `runner = <this runner>`,
  * so a runner that lost its task (heartbeat lapsed, taken over) cannot overwrite it.
  */
-import { PostgresAdapter, sql, type Kysely, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Updateable } from 'kysely';
 import type { DB, TasksTable } from '../../db/schema.js';
 import { DONE_STATES, normaliseTask, TaskState, type TaskRow } from './task.model.js';
 
 export type TaskPatch = Updateable<TasksTable>;
 
 const CLAIM_RETRIES = 5;
+
+/** A task a runner may claim: pending, or running with a heartbeat older than `staleBefore` (its runner died). */
+function claimable(staleBefore: number) {
+  return (eb: ExpressionBuilder<DB, 'tasks'>) =>
+    eb.or([eb('state', '=', TaskState.PENDING), eb.and([eb('state', '=', TaskState.RUNNING), eb('heartbeat_at', '<', staleBefore)])]);
+}
 
 export class TasksRepo {
   readonly postgres: boolean;
@@ -108,9 +114,7 @@ export class TasksRepo {
           .selectFrom('tasks')
           .select('id')
           .where('type', 'in', types)
-          .where((eb) =>
-            eb.or([eb('state', '=', TaskState.PENDING), eb.and([eb('state', '=', TaskState.RUNNING), eb('heartbeat_at', '<', staleBefore)])]),
-          )
+          .where(claimable(staleBefore))
           .orderBy('created_at')
           .limit(1)
           .forUpdate()
@@ -128,9 +132,7 @@ export class TasksRepo {
         .selectFrom('tasks')
         .select('id')
         .where('type', 'in', types)
-        .where((eb) =>
-          eb.or([eb('state', '=', TaskState.PENDING), eb.and([eb('state', '=', TaskState.RUNNING), eb('heartbeat_at', '<', staleBefore)])]),
-        )
+        .where(claimable(staleBefore))
         .orderBy('created_at')
         .limit(1)
         .executeTakeFirst();
@@ -141,9 +143,7 @@ export class TasksRepo {
         .set(claimed)
         .set({ attempts: sql<number>`attempts + 1` })
         .where('id', '=', c.id)
-        .where((eb) =>
-          eb.or([eb('state', '=', TaskState.PENDING), eb.and([eb('state', '=', TaskState.RUNNING), eb('heartbeat_at', '<', staleBefore)])]),
-        )
+        .where(claimable(staleBefore))
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) return this.byId(c.id);
     }

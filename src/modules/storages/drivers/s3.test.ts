@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { startCephS3, type CephS3 } from '../../../../test/support/ceph.js';
+import { s3Addition, startCephS3, type CephS3 } from '../../../../test/support/ceph.js';
 import { chunked, driverContract, readAll, rejectsKind, writeFile } from './contract.js';
 import { drivers, type DriverDeps } from './index.js';
 import type { StorageDriver } from './types.js';
@@ -26,20 +26,7 @@ async function makeDriver(extra: Record<string, unknown> = {}, deps: DriverDeps 
   const c = await ceph();
   client ??= c.client();
   const prefix = `t${++n}-${randomBytes(4).toString('hex')}`;
-  const driver = await drivers.s3.create(
-    {
-      bucket: c.bucket,
-      endpoint: c.endpoint,
-      region: c.region,
-      access_key_id: c.accessKeyId,
-      secret_access_key: c.secretAccessKey,
-      force_path_style: true,
-      root_folder_path: `/${prefix}`,
-      upload_part_size: 5,
-      ...extra,
-    },
-    deps,
-  );
+  const driver = await drivers.s3.create({ ...s3Addition(c, prefix), upload_part_size: 5, ...extra }, deps);
   return { driver, prefix, c };
 }
 
