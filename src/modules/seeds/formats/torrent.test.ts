@@ -130,6 +130,11 @@ describe('torrent encode', () => {
     assert.equal(plain.seed.name, 'hello.txt');
     assert.equal(plain.seed.files[0]!.path, 'hello.txt');
     assert.equal(plain.info_hash, d.info_hash);
+    // layout 'multi' (a folder was hashed): info.files even for one file, as mktorrent writes it.
+    const multi = decodeTorrent(encodeTorrent(s, { layout: 'multi' }));
+    assert.equal(multi.info_name, 'greeting');
+    assert.equal(multi.seed.files[0]!.path, 'docs/hello.txt');
+    assert.notEqual(multi.info_hash, d.info_hash);
   });
 
   it('keeps SHA-256 and the CAS cloud through x-openlist ([TST1])', () => {

@@ -57,7 +57,8 @@ export interface EncodeTorrentOptions extends EncodeOptions {
   casExtension?: boolean;
   /**
    * `multi` writes `info.files` even for one file — what mktorrent does for a folder holding
-   * a single file. Default `auto`: one file at the top level is a single-file torrent.
+   * a single file. Default `auto`: one file is a single-file torrent named by its base name
+   * (contract §10.1, as OpenList writes it).
    */
   layout?: 'auto' | 'multi';
 }
@@ -156,7 +157,7 @@ export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buff
   }
   files = reconcileSha1(files, stream, ordered.piece_size);
   const full: Seed = { ...ordered, files };
-  const single = files.length === 1 && opts.layout !== 'multi' && !files[0]!.path.includes('/') ? files[0]! : undefined;
+  const single = files.length === 1 && opts.layout !== 'multi' ? files[0]! : undefined;
   const info: Record<string, BencodeInput> = { name: single ? single.path.slice(single.path.lastIndexOf('/') + 1) : full.name, 'piece length': full.piece_size, pieces: stream };
   if (single) info.length = single.size;
   else info.files = files.map((f) => ({ length: f.size, path: f.path.split('/') }));
