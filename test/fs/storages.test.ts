@@ -12,20 +12,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { startCephS3, type CephS3 } from '../support/ceph.js';
+import { cephForThisFile, type CephS3 } from '../support/ceph.js';
 import { requireCommand, run } from '../support/commands.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { MiB, eventually, keysOf, objectBytes, s3Addition, uploadsOf } from './helpers.js';
 
-let cephP: Promise<CephS3> | null = null;
-let client: S3Client | null = null;
-const ceph = () => (cephP ??= startCephS3());
-const s3 = async () => (client ??= (await ceph()).client());
-after(async () => {
-  client?.destroy();
-  if (cephP) await (await cephP).stop();
-});
+const { ceph, s3 } = cephForThisFile();
 
 const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 

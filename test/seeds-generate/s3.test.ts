@@ -5,31 +5,24 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { after, before, test } from 'node:test';
-import { s3Addition, startCephS3, type CephS3 } from '../support/ceph.js';
+import { s3Addition, cephForThisFile, type CephS3 } from '../support/ceph.js';
 import { forEachDialect } from '../support/harness.js';
 import { WHOLE_ONLY, bytes, generate, generated, hex, probeReads, putIndexed } from './helpers.js';
 
-let cephP: Promise<CephS3> | null = null;
-let client: S3Client | null = null;
-const ceph = () => (cephP ??= startCephS3());
-after(async () => {
-  client?.destroy();
-  if (cephP) await (await cephP).stop();
-});
+const { ceph, s3 } = cephForThisFile();
 
 forEachDialect('seed generation on S3', (h) => {
   let token: string;
   let c: CephS3;
   const prefixes = { on: `sg-on-${randomBytes(4).toString('hex')}`, off: `sg-off-${randomBytes(4).toString('hex')}` };
   const foreign = async (prefix: string, key: string, body: Buffer) => {
-    await client!.send(new PutObjectCommand({ Bucket: c.bucket, Key: `${prefix}/${key}`, Body: body }));
+    await (await s3()).send(new PutObjectCommand({ Bucket: c.bucket, Key: `${prefix}/${key}`, Body: body }));
   };
 
   before(async () => {
     c = await ceph();
-    client ??= c.client();
     token = await h().adminToken();
     for (const [mount, prefix, proxy] of [['/s3', prefixes.on, true], ['/s3np', prefixes.off, false]] as const) {
       const addition = s3Addition(c, prefix);

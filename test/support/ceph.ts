@@ -11,6 +11,7 @@
  * hook (SIGKILL), and a detached watchdog shell that kills the daemons once this process is gone
  * (covers SIGKILL of the test runner).
  */
+import { after } from 'node:test';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,6 +42,21 @@ export interface CephS3 {
   /** A client configured for this server (checksums only when required, path style). */
   client(): S3Client;
   stop(): Promise<void>;
+}
+
+/**
+ * One Ceph RGW for the calling test file: started on first use, stopped with its client
+ * after the file's tests. Call at the top level of a test file.
+ */
+export function cephForThisFile(): { ceph(): Promise<CephS3>; s3(): Promise<S3Client> } {
+  let cephP: Promise<CephS3> | null = null;
+  let client: S3Client | null = null;
+  const ceph = () => (cephP ??= startCephS3());
+  after(async () => {
+    client?.destroy();
+    if (cephP) await (await cephP).stop();
+  });
+  return { ceph, s3: async () => (client ??= (await ceph()).client()) };
 }
 
 /** The s3 driver options (`addition`) for this server, rooted at `/<prefix>` of its bucket. */

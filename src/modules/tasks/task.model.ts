@@ -19,6 +19,26 @@ export type TaskType = (typeof TASK_TYPES)[number];
 
 export type TaskRow = Selectable<TasksTable>;
 
+/** A new pending task row; the fields a caller names, the rest at their starting values. */
+export function pendingTaskRow(f: Pick<TaskRow, 'id' | 'type' | 'name' | 'creator_id' | 'payload'> & Partial<TaskRow>): TaskRow {
+  return {
+    state: TaskState.PENDING,
+    status: 'pending',
+    progress: 0,
+    total_bytes: 0,
+    done_bytes: 0,
+    error: '',
+    result: 'null',
+    runner: null,
+    heartbeat_at: null,
+    attempts: 0,
+    created_at: Date.now(),
+    start_time: null,
+    end_time: null,
+    ...f,
+  };
+}
+
 /** Rows with numbers normalised (PostgreSQL may hand back REAL/BIGINT in other JS types). */
 export function normaliseTask(r: TaskRow): TaskRow {
   const n = (v: number | null) => (v === null ? null : Number(v));

@@ -20,6 +20,11 @@ function claimable(staleBefore: number) {
     eb.or([eb('state', '=', TaskState.PENDING), eb.and([eb('state', '=', TaskState.RUNNING), eb('heartbeat_at', '<', staleBefore)])]);
 }
 
+/** The id of the oldest task of `types` a runner may claim. */
+function oldestClaimable(db: Kysely<DB>, types: readonly string[], staleBefore: number) {
+  return db.selectFrom('tasks').select('id').where('type', 'in', [...types]).where(claimable(staleBefore)).orderBy('created_at').limit(1);
+}
+
 export class TasksRepo {
   readonly postgres: boolean;
 
@@ -110,32 +115,15 @@ export class TasksRepo {
     };
     if (this.postgres) {
       return this.db.transaction().execute(async (trx) => {
-        const c = await trx
-          .selectFrom('tasks')
-          .select('id')
-          .where('type', 'in', types)
-          .where(claimable(staleBefore))
-          .orderBy('created_at')
-          .limit(1)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
+        const c = await oldestClaimable(trx, types, staleBefore).forUpdate().skipLocked().executeTakeFirst();
         if (!c) return null;
-        await trx.updateTable('tasks').set(claimed)
-        .set({ attempts: sql<number>`attempts + 1` }).where('id', '=', c.id).execute();
+        await trx.updateTable('tasks').set(claimed).set({ attempts: sql<number>`attempts + 1` }).where('id', '=', c.id).execute();
         const r = await trx.selectFrom('tasks').selectAll().where('id', '=', c.id).executeTakeFirstOrThrow();
         return normaliseTask(r);
       });
     }
     for (let i = 0; i < CLAIM_RETRIES; i++) {
-      const c = await this.db
-        .selectFrom('tasks')
-        .select('id')
-        .where('type', 'in', types)
-        .where(claimable(staleBefore))
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
+      const c = await oldestClaimable(this.db, types, staleBefore).executeTakeFirst();
       if (!c) return null;
       // The same condition again, atomically: only one runner's UPDATE can match.
       const r = await this.db

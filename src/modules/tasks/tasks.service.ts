@@ -21,7 +21,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import { badRequest, notFound } from '../../lib/errors.js';
-import { DONE_STATES, TaskState, type TaskRow, type TaskType } from './task.model.js';
+import { DONE_STATES, pendingTaskRow, TaskState, type TaskRow, type TaskType } from './task.model.js';
 import { TasksRepo } from './tasks.repo.js';
 
 export interface TaskRunContext {
@@ -110,26 +110,7 @@ export class TasksService {
 
   async create(type: TaskType, name: string, creatorId: number, payload: Record<string, unknown>, totalBytes = 0): Promise<TaskRow> {
     if (!this.handlers.has(type)) throw new Error(`no handler for task type ${type}`);
-    const row: TaskRow = {
-      id: randomUUID(),
-      type,
-      name,
-      creator_id: creatorId,
-      state: TaskState.PENDING,
-      status: 'pending',
-      progress: 0,
-      total_bytes: totalBytes,
-      done_bytes: 0,
-      error: '',
-      payload: JSON.stringify(payload),
-      result: 'null',
-      runner: null,
-      heartbeat_at: null,
-      attempts: 0,
-      created_at: Date.now(),
-      start_time: null,
-      end_time: null,
-    };
+    const row = pendingTaskRow({ id: randomUUID(), type, name, creator_id: creatorId, payload: JSON.stringify(payload), total_bytes: totalBytes });
     await this.repo.insert(row);
     this.kick();
     return row;

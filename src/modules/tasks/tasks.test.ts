@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { forEachDialect, type Harness } from '../../../test/support/harness.js';
-import { TaskState, type TaskRow } from './task.model.js';
+import { pendingTaskRow, TaskState, type TaskRow } from './task.model.js';
 import { TasksRepo } from './tasks.repo.js';
 import type { TaskRunContext } from './tasks.service.js';
 
@@ -39,27 +39,9 @@ const untilAborted = (run: TaskRunContext) =>
 
 async function rawRow(h: Harness, patch: Partial<TaskRow>): Promise<string> {
   const id = randomUUID();
-  await new TasksRepo(h.ctx.database.db).insert({
-    id,
-    type: TYPE,
-    name: 'manual',
-    creator_id: 1,
-    state: TaskState.PENDING,
-    status: '',
-    progress: 0,
-    total_bytes: 0,
-    done_bytes: 0,
-    error: '',
-    payload: '{"n":1}',
-    result: 'null',
-    runner: null,
-    heartbeat_at: null,
-    attempts: 0,
-    created_at: Date.now(),
-    start_time: null,
-    end_time: null,
-    ...patch,
-  });
+  await new TasksRepo(h.ctx.database.db).insert(
+    pendingTaskRow({ id, type: TYPE, name: 'manual', creator_id: 1, status: '', payload: '{"n":1}', ...patch }),
+  );
   return id;
 }
 

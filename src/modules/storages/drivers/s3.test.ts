@@ -7,24 +7,17 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { s3Addition, startCephS3, type CephS3 } from '../../../../test/support/ceph.js';
+import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3Addition, cephForThisFile, type CephS3 } from '../../../../test/support/ceph.js';
 import { chunked, driverContract, readAll, rejectsKind, writeFile } from './contract.js';
 import { drivers, type DriverDeps } from './index.js';
 import type { StorageDriver } from './types.js';
 
-let cephP: Promise<CephS3> | null = null;
-let client: S3Client | null = null;
-const ceph = () => (cephP ??= startCephS3());
-after(async () => {
-  client?.destroy();
-  if (cephP) await (await cephP).stop();
-});
+const { ceph, s3 } = cephForThisFile();
 
 let n = 0;
 async function makeDriver(extra: Record<string, unknown> = {}, deps: DriverDeps = {}): Promise<{ driver: StorageDriver; prefix: string; c: CephS3 }> {
   const c = await ceph();
-  client ??= c.client();
   const prefix = `t${++n}-${randomBytes(4).toString('hex')}`;
   const driver = await drivers.s3.create({ ...s3Addition(c, prefix), upload_part_size: 5, ...extra }, deps);
   return { driver, prefix, c };
@@ -34,7 +27,7 @@ async function rawKeys(bucket: string, prefix: string): Promise<string[]> {
   const out: string[] = [];
   let token: string | undefined;
   do {
-    const r = await client!.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix + '/', ContinuationToken: token }));
+    const r = await (await s3()).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix + '/', ContinuationToken: token }));
     for (const o of r.Contents ?? []) out.push(o.Key!.slice(prefix.length + 1));
     token = r.IsTruncated ? r.NextContinuationToken : undefined;
   } while (token);
@@ -42,7 +35,7 @@ async function rawKeys(bucket: string, prefix: string): Promise<string[]> {
 }
 
 async function pendingUploads(bucket: string, prefix: string): Promise<number> {
-  const r = await client!.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix + '/' }));
+  const r = await (await s3()).send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix + '/' }));
   return r.Uploads?.length ?? 0;
 }
 
@@ -81,12 +74,12 @@ describe('s3 driver specifics (Ceph RGW)', () => {
     await writeFile(driver, '/plain.bin', big);
     await writeFile(driver, '/declared.bin', big, { expectedHashes: want });
     for (const name of ['plain.bin', 'declared.bin']) {
-      const h = await client!.send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/${name}` }));
+      const h = await (await s3()).send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/${name}` }));
       assert.equal(h.ContentLength, big.length);
       assert.equal(h.Metadata?.['ferry-sha256'], want.sha256, name);
       assert.deepEqual(await driver.hashes('/' + name), want);
     }
-    const direct = await client!.send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/declared.bin` }));
+    const direct = await (await s3()).send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/declared.bin` }));
     assert.match(direct.ETag ?? '', /-\d+"?$/, 'declared upload is multipart at the final key');
     assert.deepEqual((await rawKeys(c.bucket, prefix)).sort(), ['declared.bin', 'plain.bin']);
     assert.equal(await pendingUploads(c.bucket, prefix), 0);
@@ -109,7 +102,7 @@ describe('s3 driver specifics (Ceph RGW)', () => {
 
   it('MD5 from a single-part ETag of an object Ferry did not write; no SHA without checksums/metadata', async () => {
     const { driver, prefix, c } = await makeDriver();
-    await client!.send(new PutObjectCommand({ Bucket: c.bucket, Key: `${prefix}/foreign.txt`, Body: 'foreign' }));
+    await (await s3()).send(new PutObjectCommand({ Bucket: c.bucket, Key: `${prefix}/foreign.txt`, Body: 'foreign' }));
     assert.deepEqual(await driver.hashes('/foreign.txt'), { md5: hex('md5', 'foreign') });
     const ls = await driver.list('/');
     assert.equal(ls[0]?.hashes?.md5, hex('md5', 'foreign'));
@@ -139,7 +132,7 @@ describe('s3 driver specifics (Ceph RGW)', () => {
     await driver.mkdir('/dir');
     await driver.copy('/src.bin', '/dir/copy.bin');
     assert.ok((await readAll(driver, '/dir/copy.bin')).equals(data));
-    const h = await client!.send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/dir/copy.bin` }));
+    const h = await (await s3()).send(new HeadObjectCommand({ Bucket: c.bucket, Key: `${prefix}/dir/copy.bin` }));
     assert.match(h.ETag ?? '', /-3"?$/);
     assert.deepEqual(await driver.hashes('/dir/copy.bin'), { md5: hex('md5', data), sha1: hex('sha1', data), sha256: hex('sha256', data) });
     // a small single-part object copied multipart keeps its ETag MD5 as metadata
