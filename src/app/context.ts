@@ -52,7 +52,7 @@ export function buildContext(opts: { config: Config; database: Database; logger:
     twoFactor,
     sshKeys: new SshKeysService(new SshKeysRepo(db)),
     storages,
-    fs: new FsService(storages),
+    fs: new FsService(storages, () => settings.getBool('seed_follow')),
     tasks: new TasksService(db, opts.logger),
   };
 }

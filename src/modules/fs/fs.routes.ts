@@ -119,9 +119,12 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
       const dst = await ctx.fs.stat(dstDir);
       if (!dst.isDir) throw badRequest('dst_dir is not a folder');
       const tasks = [];
+      // Sidecars that already followed their file (seed_follow) are not handled a second time.
+      const followed = new Set<string>();
       for (const name of names.map(assertSafeName)) {
         const src = joinPath(srcDir, name);
         const target = joinPath(dstDir, name);
+        if (followed.has(src)) continue;
         await ctx.fs.stat(src);
         if (!overwrite) {
           const exists = await ctx.fs.stat(target).then(() => true, () => false);
@@ -131,7 +134,7 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
         const same = await ctx.fs.sameStorage(src, dstDir);
         const size = same ? 0 : await ctx.fs.totalSize(src);
         if (same || size <= TRANSFER_TASK_THRESHOLD) {
-          await ctx.fs.transfer(kind, src, target, { overwrite });
+          for (const f of await ctx.fs.transfer(kind, src, target, { overwrite })) followed.add(f);
           continue;
         }
         const task = await ctx.tasks.create(
@@ -158,7 +161,8 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
     const dir = userPath(user, req.body.dir);
     const targets = req.body.names.map((n) => joinPath(dir, assertSafeName(n)));
     for (const t of targets) await ctx.fs.stat(t);
-    for (const t of targets) await ctx.fs.remove(t);
+    const followed = new Set<string>();
+    for (const t of targets) if (!followed.has(t)) for (const f of await ctx.fs.remove(t)) followed.add(f);
     return ok();
   });
 

@@ -9,6 +9,7 @@ import { assertSafeName, isWithin } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
 import { isDriverError, type Entry, type StorageDriver } from '../storages/drivers/index.js';
 import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
+import { sidecarNamesOf } from '../seeds/sidecars/names.js';
 
 export const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
 export const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -29,7 +30,32 @@ function virtualDir(name: string, modified: number): Entry {
 }
 
 export class FsService {
-  constructor(private readonly storages: StorageRegistry) {}
+  /** @param followSidecars whether `seed_follow` is on: file operations then carry `<name>.oss|.torrent|.cas` along. */
+  constructor(
+    private readonly storages: StorageRegistry,
+    private readonly followSidecars: () => Promise<boolean> = async () => false,
+  ) {}
+
+  /**
+   * The existing sidecars of `full` with the path each goes to (`to` names the new file), when
+   * `seed_follow` is on and `full` is a file; folders are never followed.
+   */
+  private async followers(full: string, to?: string): Promise<{ from: string; to: string }[]> {
+    if (!(await this.followSidecars())) return [];
+    const { driver, inner } = await this.locate(full);
+    const e = await driver.stat(inner).catch(() => null);
+    if (!e || e.isDir) return [];
+    const dir = parentOf(full);
+    const out: { from: string; to: string }[] = [];
+    const target = to ? sidecarNamesOf(baseName(to)) : [];
+    for (const [i, s] of sidecarNamesOf(baseName(full)).entries()) {
+      const from = joinPath(dir, s.name);
+      const loc = await this.locate(from).catch(() => null);
+      const st = loc ? await loc.driver.stat(loc.inner).catch(() => null) : null;
+      if (st && !st.isDir) out.push({ from, to: to ? joinPath(parentOf(to), target[i]!.name) : from });
+    }
+    return out;
+  }
 
   /** The storage holding `full` (404 when none, 500 when it is broken). */
   locate(full: string): Promise<Located> {
@@ -83,8 +109,16 @@ export class FsService {
     await driver.mkdir(inner);
   }
 
-  async rename(full: string, newName: string, overwrite: boolean): Promise<void> {
+  /** Renames inside the folder; sidecars follow (keeping their suffix). Returns the sidecar paths that moved. */
+  async rename(full: string, newName: string, overwrite: boolean): Promise<string[]> {
     assertSafeName(newName);
+    const follow = await this.followers(full, joinPath(parentOf(full), newName));
+    await this.renameOne(full, newName, overwrite);
+    for (const f of follow) if (f.from !== f.to) await this.renameOne(f.from, baseName(f.to), true);
+    return follow.map((f) => f.from);
+  }
+
+  private async renameOne(full: string, newName: string, overwrite: boolean): Promise<void> {
     const { driver, inner } = await this.locate(full);
     if (inner === '/') throw forbidden('a mount point cannot be renamed here; change the storage instead');
     const target = joinPath(parentOf(inner), newName);
@@ -97,10 +131,19 @@ export class FsService {
     await driver.rename(inner, newName);
   }
 
-  async remove(full: string): Promise<void> {
+  /** Removes a file (with its sidecars) or a folder. Returns the sidecar paths removed with it. */
+  async remove(full: string): Promise<string[]> {
     const { driver, inner } = await this.locate(full);
     if (inner === '/') throw forbidden('a mount point cannot be removed');
+    const follow = await this.followers(full);
     await driver.remove(inner);
+    for (const f of follow) {
+      const loc = await this.locate(f.from);
+      await loc.driver.remove(loc.inner).catch((e: unknown) => {
+        if (!isDriverError(e, 'not_found')) throw e;
+      });
+    }
+    return follow.map((f) => f.from);
   }
 
   /** Total bytes below `full` (a file's size, or the sum of a folder's files). */
@@ -123,7 +166,14 @@ export class FsService {
    * streamed (never buffered whole), each file committed only when complete; a move then
    * removes the source.
    */
-  async transfer(kind: 'move' | 'copy', src: string, dst: string, opts: { overwrite: boolean; signal?: AbortSignal; progress?: TransferProgress }): Promise<void> {
+  async transfer(kind: 'move' | 'copy', src: string, dst: string, opts: { overwrite: boolean; signal?: AbortSignal; progress?: TransferProgress }): Promise<string[]> {
+    const follow = await this.followers(src, dst);
+    await this.transferOne(kind, src, dst, opts);
+    for (const f of follow) await this.transferOne(kind, f.from, f.to, { ...opts, overwrite: true });
+    return follow.map((f) => f.from);
+  }
+
+  private async transferOne(kind: 'move' | 'copy', src: string, dst: string, opts: { overwrite: boolean; signal?: AbortSignal; progress?: TransferProgress }): Promise<void> {
     if (isWithin(src, dst)) throw badRequest(`cannot ${kind} ${src} into itself`);
     const s = await this.locate(src);
     const d = await this.locate(dst);

@@ -7,11 +7,13 @@ import { ok } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
 import { badRequest } from '../../lib/errors.js';
 import { presentTask } from '../tasks/task.model.js';
-import { parseUploadHeaders, registerUploadTask, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
+import { parseUploadHeaders, planUploadSidecars, registerUploadTask, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
 
 const UPLOAD_HEADERS_DOC =
   'Headers: File-Path (URL-encoded), Overwrite (default true), As-Task or ?as_task=true, Content-Length or X-File-Size, ' +
-  'Last-Modified (Unix ms), X-File-Md5|Sha1|Sha256 (a mismatch fails the upload). The file appears only when complete.';
+  'Last-Modified (Unix ms), X-File-Md5|Sha1|Sha256 (a mismatch fails the upload). The file appears only when complete. ' +
+  'Sidecars (contract §10.4): X-Seed-Sidecars (oss,torrent,cas), X-Generate-Seed (on|off|inherit), X-Seed-Format, ' +
+  'X-Seed-Piece-Size (bytes), X-Seed-Hash-Matrix (JSON, raw or URL-encoded); written beside the file as <name>.<format>, all or nothing.';
 
 export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
   registerUploadTask(ctx);
@@ -37,6 +39,7 @@ export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
         schema: { tags: ['fs'], summary: 'Streamed upload (raw body)', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs') },
         handler: async (req) => {
           const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: true });
+          await planUploadSidecars(ctx, req, spec);
           return finish(spec, req.raw, req);
         },
       });
@@ -56,6 +59,11 @@ export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
           if (!req.isMultipart()) throw badRequest('body: multipart/form-data with a "file" field is required');
           const part = await req.file();
           if (!part || part.fieldname !== 'file') throw badRequest('body: multipart field "file" is required');
+          // A form field `as_task` sent before the file counts like the header and query.
+          const field = part.fields.as_task;
+          const asTaskField = field && !Array.isArray(field) && field.type === 'field' ? String(field.value) : undefined;
+          if (asTaskField === 'true') spec.asTask = true;
+          await planUploadSidecars(ctx, req, spec);
           return finish(spec, part.file, req);
         },
       });

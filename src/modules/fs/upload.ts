@@ -16,6 +16,7 @@ import { badRequest, forbidden } from '../../lib/errors.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
 import { isDriverError, type Hashes, type StorageDriver } from '../storages/drivers/index.js';
+import { resolveSidecarPlan, storeWithSidecars, type SidecarHeaders, type SidecarPlan } from '../seeds/sidecars/index.js';
 import { Perm, type User } from '../users/user.model.js';
 import { requirePerm, userPath } from './fs.context.js';
 import { baseName, parentOf } from './fs.service.js';
@@ -29,6 +30,11 @@ export interface UploadSpec {
   size?: number;
   mtime?: Date;
   expectedHashes: Hashes;
+  /**
+   * Sidecars to write with the file: a plan, null for none, or undefined to apply the target
+   * storage's policy with no request headers (SFTP).
+   */
+  sidecars?: SidecarPlan | null;
 }
 
 const HASH_HEADERS = [
@@ -87,6 +93,23 @@ export function parseUploadHeaders(req: FastifyRequest, user: User, opts: { size
   return { full, overwrite: header(req, 'overwrite') !== 'false', asTask, size, mtime, expectedHashes };
 }
 
+const SIDECAR_HEADERS = ['x-seed-sidecars', 'x-generate-seed', 'x-seed-format', 'x-seed-piece-size', 'x-seed-hash-matrix'] as const;
+
+/**
+ * Decides the request's sidecars (contract §10.4) and fills `spec.sidecars`; sidecars with an
+ * as-task upload are refused. Runs before any byte of the body is read.
+ */
+export async function planUploadSidecars(ctx: AppContext, req: FastifyRequest, spec: UploadSpec): Promise<void> {
+  const headers: SidecarHeaders = {};
+  for (const h of SIDECAR_HEADERS) {
+    const v = header(req, h);
+    if (v !== undefined) headers[h] = v;
+  }
+  const { storage } = await ctx.fs.locate(spec.full);
+  spec.sidecars = await resolveSidecarPlan(ctx, headers, storage.record);
+  if (spec.sidecars && spec.asTask) throw badRequest('seed sidecar generation requires synchronous upload (as_task=true cannot be combined with sidecars)');
+}
+
 async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
   return driver.stat(inner).then(
     () => true,
@@ -99,10 +122,19 @@ async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
 
 /** Streams `body` into the storage at `spec.full`; visible only when complete and verified. */
 export async function storeUpload(ctx: AppContext, spec: UploadSpec, body: Readable | AsyncIterable<Uint8Array>): Promise<void> {
-  const { driver, inner } = await ctx.fs.locate(spec.full);
+  const located = await ctx.fs.locate(spec.full);
+  const { driver, inner } = located;
+  const sidecars = spec.sidecars === undefined ? await resolveSidecarPlan(ctx, {}, located.storage.record) : spec.sidecars;
   if (!spec.overwrite && (await exists(driver, inner))) throw forbidden('file exists');
   const parent = parentOf(inner);
   if (parent !== '/') await driver.mkdir(parent);
+  if (sidecars) {
+    await storeWithSidecars(ctx, spec, sidecars, located, body).catch((e: unknown) => {
+      if (isDriverError(e, 'exists') && !spec.overwrite) throw forbidden('file exists');
+      throw e;
+    });
+    return;
+  }
   const pending = await driver.beginWrite(inner, {
     size: spec.size,
     overwrite: spec.overwrite,
@@ -141,14 +173,14 @@ export async function spoolUploadTask(ctx: AppContext, user: User, spec: UploadS
     await rm(tmp, { force: true });
     throw e;
   }
-  return ctx.tasks.create('upload', `upload ${baseName(spec.full)}`, user.id, { tmp, spec: { ...spec, size: bytes, mtime: spec.mtime?.getTime() } }, bytes);
+  return ctx.tasks.create('upload', `upload ${baseName(spec.full)}`, user.id, { tmp, spec: { ...spec, sidecars: null, size: bytes, mtime: spec.mtime?.getTime() } }, bytes);
 }
 
 export function registerUploadTask(ctx: AppContext): void {
   ctx.tasks.register('upload', async (payload, run) => {
     const tmp = String(payload.tmp);
     const s = payload.spec as UploadSpec & { mtime?: number };
-    const spec: UploadSpec = { ...s, mtime: s.mtime ? new Date(s.mtime) : undefined };
+    const spec: UploadSpec = { ...s, sidecars: null, mtime: s.mtime ? new Date(s.mtime) : undefined };
     try {
       let done = 0;
       const src = createReadStream(tmp);
