@@ -4,7 +4,7 @@
  * and are registered over HTTP, as a user would.
  */
 import assert from 'node:assert/strict';
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -191,6 +191,32 @@ forEachDialect('sftp with the OpenSSH client', (h: () => Harness) => {
     assert.match(r2.stderr, /rename "\/work\/nothing-here" to "\/work\/x": No such file or directory/);
     assert.ok(!existsSync(join(files(), 'work')));
     assert.doesNotMatch(output(r2.stdout), /work/);
+  });
+
+  test('a put into a storage with seed_policy on writes the sidecars (policy as for HTTP with no headers); rename carries them', T, async () => {
+    const admin = await h().adminToken();
+    const root = scratchDir('ferry-sftp-seed-');
+    const created = await h().post('/api/admin/storage/create', { mount_path: '/seeded', driver: 'local', seed_policy: 'on', addition: { root_folder_path: root } }, { token: admin });
+    assert.equal(created.status, 200, created.body.message);
+    const saved = await h().post('/api/admin/setting/save', [{ key: 'seed_format_policies', value: JSON.stringify({ oss: 'on', torrent: 'on', cas: 'off' }) }], { token: admin });
+    assert.equal(saved.status, 200, saved.body.message);
+    try {
+      const src = randomFile('seeded.bin', 3 * 1024 * 1024 + 11);
+      const r = await sftpBatch(port(), keys.ed25519(), 'alice', [`put ${src} /seeded/s.bin`, 'rename /seeded/s.bin /seeded/t.bin', 'bye']);
+      assert.equal(r.code, 0, r.stderr);
+      const sha1 = createHash('sha1').update(readFileSync(src)).digest('hex');
+      assert.deepEqual(readdirSync(root).sort(), ['t.bin', 't.bin.oss', 't.bin.torrent']);
+      const oss = JSON.parse(readFileSync(join(root, 't.bin.oss'), 'utf8')) as unknown;
+      assert.match(JSON.stringify(oss), new RegExp(sha1));
+      // the same put into a storage that inherits the (off) global policy writes none
+      const r2 = await sftpBatch(port(), keys.ed25519(), 'alice', [`put ${src} /plain-seedless.bin`, 'bye']);
+      assert.equal(r2.code, 0, r2.stderr);
+      assert.ok(existsSync(join(files(), 'plain-seedless.bin')));
+      assert.ok(!existsSync(join(files(), 'plain-seedless.bin.oss')));
+      rmSync(join(files(), 'plain-seedless.bin'));
+    } finally {
+      await h().post('/api/admin/setting/save', [{ key: 'seed_format_policies', value: JSON.stringify({ oss: 'off', torrent: 'off', cas: 'off' }) }], { token: admin });
+    }
   });
 
   test('bye ends the session at once (the server ends the SFTP stream with the client)', T, async () => {
