@@ -11,6 +11,7 @@ const benchmarks: Record<string, () => Promise<BenchModule>> = {
   'hashing-threshold': () => import('./hashing-threshold.js'),
   'upload-rss': () => import('./upload-rss.js'),
   sftp: () => import('./sftp.js'),
+  upload: () => import('./upload.js'),
 };
 
 async function main(): Promise<void> {
