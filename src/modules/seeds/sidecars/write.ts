@@ -13,6 +13,7 @@ import { joinPath, parentOf, type Located } from '../../fs/fs.service.js';
 import { HASH_NAMES, isDriverError, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
 import { applyHashMatrix, createSeed, encodeSeed, formatSeedTime, HASH_ALGORITHMS, type SeedFile, type SeedFormat } from '../formats/index.js';
 import { createHasher, type HashResult } from '../hashing/index.js';
+import { openJournal, type OpenEntry } from './journal.js';
 import { sidecarName } from './names.js';
 import type { SidecarPlan } from './plan.js';
 
@@ -126,6 +127,7 @@ export async function storeWithSidecars(
   });
   const staged: StagedSidecar[] = [];
   const committed: StagedSidecar[] = [];
+  let journal: OpenEntry | undefined;
   await ctx.storages.track(
     (async () => {
       try {
@@ -148,6 +150,13 @@ export async function storeWithSidecars(
           staged.push({ located, pending: p, previous });
           await p.pipeFrom(Readable.from([s.data]));
         }
+        journal = await openJournal(ctx.config.dataDir, {
+          storageId: main.storage.record.id,
+          main: main.inner,
+          size: r.totalBytes,
+          md5: r.files[0]!.md5!,
+          sidecars: staged.map((s) => ({ storageId: s.located.storage.record.id, inner: s.located.inner, previous: s.previous })),
+        });
         while (staged.length > 0) {
           const s = staged[0]!;
           await s.pending.commit();
@@ -157,11 +166,14 @@ export async function storeWithSidecars(
         const digests: Hashes = {};
         for (const a of HASH_NAMES) if (r.files[0]?.[a]) digests[a] = r.files[0][a];
         await pending.commit({ hashes: digests });
+        // everything is committed; an entry that cannot be removed is settled as "committed" at the next start
+        await journal.close().catch(() => undefined);
       } catch (e) {
         hasher.abort(e);
         await pending.abort(e);
         for (const s of staged) await s.pending.abort(e).catch(() => undefined);
         await restore(committed);
+        await journal?.close();
         throw e;
       }
     })(),
