@@ -70,6 +70,11 @@ export interface StoragesTable {
   modified: number;
 }
 
+/**
+ * Digests Ferry knows for stored files, valid for the recorded size+mtime: the `local` driver's
+ * index, plus objects of other storages recorded by seed operations. Indexed by (digest, size)
+ * for content lookup (migration 0003).
+ */
 export interface HashIndexTable {
   storage_id: number;
   path: string;

@@ -15,6 +15,8 @@ import { downloadRoutes } from '../modules/fs/download.routes.js';
 import { sharesRoutes } from '../modules/shares/shares.routes.js';
 import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
 import { seedGenerationRoutes } from '../modules/seeds/generation/index.js';
+import { seedPreviewRoutes } from '../modules/seeds/operations/preview.routes.js';
+import { seedTransferRoutes } from '../modules/seeds/operations/transfer.routes.js';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorMapper } from './error-mapper.js';
 import type { HttpApp } from './types.js';
@@ -72,5 +74,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
   sharesRoutes(app, ctx);
   tasksRoutes(app, ctx);
   seedGenerationRoutes(app, ctx);
+  seedPreviewRoutes(app, ctx);
+  seedTransferRoutes(app, ctx);
   return app;
 }

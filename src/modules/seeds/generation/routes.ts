@@ -14,6 +14,8 @@ import { stripBasePath } from '../../../lib/path-safety.js';
 import { presentTask } from '../../tasks/task.model.js';
 import type { User } from '../../users/user.model.js';
 import { seedCapabilities } from './capabilities.js';
+import { SeedPlanFields, seedDestinationPlan } from '../operations/plan.js';
+import { sourceContext } from '../operations/source-rules.js';
 import { executeGeneration, prepareGeneration, type Prepared } from './generate.js';
 import { GenerateBody, type GenerateBodyT } from './request.js';
 
@@ -82,9 +84,13 @@ export function seedGenerationRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/capabilities',
-        summary: 'Seed wizard preflight: hashes the drive provides per file, download needs, default matrix and trackers',
-        body: Type.Object({ paths: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100_000 }) }),
+        summary: 'Seed wizard preflight (`paths`), or destination planning for a seed (`seed_data` + destination `path`)',
+        body: Type.Object({ paths: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100_000 })), ...SeedPlanFields }),
       },
-    }, async (req) => ok(await seedCapabilities(ctx, currentUser(req), req.body.paths)));
+    }, async (req) => {
+      const { paths = [], ...plan } = req.body;
+      if (paths.length === 0 && plan.seed_data !== undefined) return ok(await seedDestinationPlan(ctx, currentUser(req), plan, await sourceContext(ctx, req)));
+      return ok(await seedCapabilities(ctx, currentUser(req), paths));
+    });
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * Where the files a seed describes are stored: below a folder as `<folder>/<seed path>`, or in
+ * the torrent layout `<folder>/<seed name>/<seed path>`; a single-file seed may also be given
+ * the file itself. Used to offer recalculation (preview) and to run it (update).
+ */
+import type { AppContext } from '../../../app/context.js';
+import { badRequest } from '../../../lib/errors.js';
+import { stripBasePath } from '../../../lib/path-safety.js';
+import { joinPath } from '../../fs/fs.service.js';
+import type { User } from '../../users/user.model.js';
+import type { Seed } from '../formats/index.js';
+
+/** Files checked when a preview looks for the stored data (a preview stays cheap on huge seeds). */
+export const PREVIEW_CHECK_LIMIT = 64;
+
+/** Files tried when choosing between the two layouts (one of them may be missing). */
+const LAYOUT_PROBES = 8;
+
+export interface SeedFileLocation {
+  /** Full path of the folder the seed paths are relative to (the file's folder for a single file given directly). */
+  root: string;
+  /** Seed path → full path of the stored file. */
+  files: Map<string, string>;
+}
+
+const statOrNull = (ctx: AppContext, full: string) => ctx.fs.stat(full).catch(() => null);
+
+const mapBelow = (seed: Seed, root: string): SeedFileLocation => ({ root, files: new Map(seed.files.map((f) => [f.path, joinPath(root, f.path)])) });
+
+/**
+ * Resolves `base` (full path: a folder, or the file of a single-file seed) to the seed's files.
+ * Picks the layout in which one of the first files exists; the files themselves are checked by the caller.
+ * Null when `base` does not exist or holds none of the layouts.
+ */
+export async function locateSeedFiles(ctx: AppContext, seed: Seed, base: string): Promise<SeedFileLocation | null> {
+  const e = await statOrNull(ctx, base);
+  if (!e) return null;
+  if (!e.isDir) {
+    if (seed.files.length !== 1) return null;
+    return { root: base.slice(0, base.lastIndexOf('/')) || '/', files: new Map([[seed.files[0]!.path, base]]) };
+  }
+  for (const root of [base, joinPath(base, seed.name)]) {
+    for (const f of seed.files.slice(0, LAYOUT_PROBES)) {
+      const hit = await statOrNull(ctx, joinPath(root, f.path));
+      if (hit && !hit.isDir) return mapBelow(seed, root);
+    }
+  }
+  return null;
+}
+
+/**
+ * For the preview: whether the seed's files are stored at `base` (the first PREVIEW_CHECK_LIMIT
+ * files are checked; their content may differ — recalculating is what tells). `reason` says what is off.
+ */
+export async function storedFilesStatus(
+  ctx: AppContext,
+  user: User,
+  seed: Seed,
+  base: string,
+): Promise<{ found: true; root: string; checked: number } | { found: false; reason: string }> {
+  const shown = (full: string) => stripBasePath(user.basePath, full);
+  const loc = await locateSeedFiles(ctx, seed, base);
+  if (!loc) return { found: false, reason: `the seed's files are not stored at ${shown(base)}` };
+  let checked = 0;
+  for (const f of seed.files.slice(0, PREVIEW_CHECK_LIMIT)) {
+    const full = loc.files.get(f.path)!;
+    const e = await statOrNull(ctx, full);
+    if (!e || e.isDir) return { found: false, reason: `${f.path} is not stored at ${shown(full)}` };
+    checked++;
+  }
+  return { found: true, root: loc.root, checked };
+}
+
+/** Like locateSeedFiles, for the update's `recalculate.path`: a 400 naming the problem when the files are not there. */
+export async function requireSeedFiles(ctx: AppContext, user: User, seed: Seed, base: string, field: string): Promise<SeedFileLocation> {
+  const loc = await locateSeedFiles(ctx, seed, base);
+  if (loc) return loc;
+  const e = await statOrNull(ctx, base);
+  const shown = stripBasePath(user.basePath, base);
+  if (!e) throw badRequest(`${field}: ${shown} does not exist`, { field });
+  if (!e.isDir) throw badRequest(`${field}: ${shown} is a file, but the seed has ${seed.files.length} files; give the folder holding them`, { field });
+  throw badRequest(`${field}: ${seed.files[0]!.path} is neither at ${shown}/${seed.files[0]!.path} nor at ${shown}/${seed.name}/${seed.files[0]!.path}`, { field });
+}

@@ -1,0 +1,116 @@
+/**
+ * Writing a seed back out: encoding in a container (refused with the missing data when the
+ * seed cannot be written in it), the torrent layout to keep, and saving the file atomically
+ * through the storage's two-phase write (write permission, `overwrite`).
+ */
+import { Readable } from 'node:stream';
+import type { AppContext } from '../../../app/context.js';
+import { badRequest, forbidden } from '../../../lib/errors.js';
+import { assertSafeName, stripBasePath } from '../../../lib/path-safety.js';
+import { userPath } from '../../fs/fs.context.js';
+import { baseName, joinPath } from '../../fs/fs.service.js';
+import { storeUpload } from '../../fs/upload.js';
+import { isDriverError } from '../../storages/drivers/index.js';
+import { Perm, can, type User } from '../../users/user.model.js';
+import {
+  conversionFeasibility,
+  decodeBencode,
+  encodeSeed,
+  isBencodeDict,
+  parseSeedFormat,
+  seedFileName,
+  type MissingData,
+  type Seed,
+  type SeedFormat,
+  type TorrentPieceStream,
+} from '../formats/index.js';
+import type { SeedInput } from './input.js';
+import { seedStep } from './input.js';
+
+export interface OutputOptions {
+  /** The v1 piece stream for exactly this seed's files and piece size, when known. */
+  pieces?: TorrentPieceStream;
+  /** `multi`: a one-file torrent keeps `info.files` (as a folder torrent does). */
+  layout?: 'auto' | 'multi';
+  createdBy?: string;
+}
+
+/** `multi` when the input was a torrent with `info.files` (so one file stays in its folder). */
+export function torrentLayout(input: SeedInput): 'auto' | 'multi' {
+  if (input.decoded.format !== 'torrent' || input.decoded.seed.files.length !== 1) return 'auto';
+  try {
+    const root = decodeBencode(input.bytes).value;
+    const info = isBencodeDict(root) ? root.get('info') : undefined;
+    return isBencodeDict(info) && info.has('files') ? 'multi' : 'auto';
+  } catch {
+    return 'auto';
+  }
+}
+
+/** A readable list of what is missing: `a.bin: no SHA-1 piece hashes; …` (the first few files). */
+export function missingText(missing: readonly MissingData[], max = 5): string {
+  const shown = missing.slice(0, max).map((m) => `${m.file}: ${m.reason}`);
+  if (missing.length > max) shown.push(`and ${missing.length - max} more files`);
+  return shown.join('; ');
+}
+
+/** The target format of a request: `target_format`, else `format`, else `fallback`. */
+export function targetFormat(body: { target_format?: string; format?: string }, fallback?: SeedFormat): SeedFormat {
+  const raw = body.target_format?.trim() || body.format?.trim();
+  if (!raw) {
+    if (fallback) return fallback;
+    throw badRequest('target_format: target format is required (oss, torrent or cas)', { field: 'target_format' });
+  }
+  return seedStep('target_format', () => parseSeedFormat(raw.toLowerCase() === 'bt' ? 'torrent' : raw, 'target_format'));
+}
+
+/** Encodes `seed` as `format`; infeasible → 400 naming every missing item (`data.missing`). */
+export function encodeOutput(seed: Seed, format: SeedFormat, opts: OutputOptions = {}): { data: Buffer; fileName: string } {
+  const pieces = opts.pieces && opts.pieces.pieceSize === seed.piece_size ? opts.pieces : undefined;
+  const f = conversionFeasibility(seed, format, { torrentPieces: pieces });
+  if (!f.feasible) {
+    throw badRequest(`target_format: cannot write this seed as .${format} without re-reading the files; missing ${missingText(f.missing)}`, {
+      field: 'target_format',
+      format,
+      missing: f.missing,
+    });
+  }
+  const data = seedStep('seed', () => encodeSeed(seed, format, { pieces: format === 'torrent' ? pieces : undefined, layout: opts.layout, createdBy: opts.createdBy }));
+  return { data, fileName: seedFileName(seed, format) };
+}
+
+const SEED_FILE_NAME = /\.(oss|torrent|cas)$/i;
+
+/**
+ * Saves `data` at `target` (a user path): an existing folder, or a path whose name does not end
+ * in `.oss`/`.torrent`/`.cas` (a folder, created when missing), receives `<folder>/<fileName>`;
+ * anything else is the file path itself. Needs the write permission; with `overwrite: false`
+ * an existing file is a 403 `file exists`. The file appears only when completely written.
+ * Returns the path as the user sees it.
+ */
+export async function saveSeedFile(
+  ctx: AppContext,
+  user: User,
+  target: string,
+  fileName: string,
+  data: Buffer,
+  opts: { overwrite: boolean; field: string },
+): Promise<string> {
+  const { field } = opts;
+  if (!can(user, Perm.WRITE)) throw forbidden(`${field}: permission denied (saving a seed needs the write permission)`, { field });
+  let full = seedStep(field, () => userPath(user, target));
+  const existing = await ctx.fs.stat(full).catch((e: unknown) => {
+    if (isDriverError(e, 'not_found') || (e as { code?: unknown }).code === 404) return null;
+    throw e;
+  });
+  // An existing folder, or a name that is not a seed file name, is the folder to save into.
+  if (full === '/' || existing?.isDir || (!existing && !SEED_FILE_NAME.test(baseName(full)))) full = joinPath(full, fileName);
+  seedStep(field, () => assertSafeName(baseName(full)));
+  try {
+    await storeUpload(ctx, { full, overwrite: opts.overwrite, asTask: false, size: data.length, mtime: new Date(), expectedHashes: {} }, Readable.from([data]));
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 403) throw forbidden(`${field}: ${stripBasePath(user.basePath, full)}: ${(e as Error).message}`, { field });
+    throw e;
+  }
+  return stripBasePath(user.basePath, full);
+}

@@ -1,0 +1,218 @@
+/**
+ * Saving a seed's files into a folder (contract §10.5, seed-formats.md §8.5):
+ * `rapid_upload` (rapid only), `offline_download` (download only) and `quick_save` (rapid, else
+ * download), per selected file, each with its own result `{path, name, method, error?, task?}`.
+ *
+ * - The destination `path` must be an existing folder the user may write to; each file lands at
+ *   `<path>/<seed path>`. An existing file is kept unless `overwrite`.
+ * - A download is an `offline_download` task (offline.ts). With `transit_path` (or
+ *   `options.mode: "transfer"` + `options.transit_path`) it goes through that relay folder and is
+ *   then copied server-side: method `transfer` (needs the copy permission).
+ * - Otherwise `unavailable`, with every reason.
+ * - `update_channel`: the destination storage's `{driver, mount_path}` is added to `channels`
+ *   when any file was saved; per file the driver leaves or joins `missing_channels`; the seed
+ *   is re-encoded in its own format (`seed_data`, `seed`).
+ * Everything that can be checked before a file is touched is a 400/403 for the whole request.
+ */
+import type { AppContext } from '../../../app/context.js';
+import { badRequest, isAppError } from '../../../lib/errors.js';
+import { cleanPath, isWithin, stripBasePath } from '../../../lib/path-safety.js';
+import { requirePerm, userPath } from '../../fs/fs.context.js';
+import { baseName, joinPath } from '../../fs/fs.service.js';
+import type { TaskInfo } from '../../tasks/task.model.js';
+import { Perm, can, type User } from '../../users/user.model.js';
+import { encodeSeed, type DecodedSeed, type Seed, type SeedChannel, type SeedFile } from '../formats/index.js';
+import { readSeedInput } from './input.js';
+import { queueOffline } from './offline.js';
+import { ScanCache, rapidUpload } from './rapid.js';
+import { sourceContextFor, usableSources, type SourceContext } from './source-rules.js';
+import { isVerifiable } from './verify.js';
+
+export type SaveMode = 'rapid_upload' | 'offline_download' | 'quick_save';
+
+export interface SaveBody {
+  seed_data?: string;
+  format?: string;
+  file_name?: string;
+  path: string;
+  files?: string[];
+  selected_files?: number[];
+  overwrite?: boolean;
+  transit_path?: string;
+  update_channel?: boolean;
+  options?: { mode?: unknown; transit_path?: unknown; [k: string]: unknown };
+}
+
+export interface FileResult {
+  /** The file's path inside the seed. */
+  path: string;
+  /** Name of the created file. */
+  name: string;
+  method: 'rapid_upload' | 'offline_download' | 'transfer' | 'unavailable';
+  /** Where it lands, as the user sees it. */
+  target: string;
+  error?: string;
+  task?: TaskInfo;
+}
+
+export interface SaveResult {
+  results: FileResult[];
+  seed_data?: string;
+  seed?: Seed;
+}
+
+const message = (e: unknown) => (isAppError(e) || e instanceof Error ? e.message : String(e));
+
+/** An existing folder, as a full path; 400 naming `field` otherwise. */
+async function folder(ctx: AppContext, user: User, p: string, field: string): Promise<string> {
+  const full = userPath(user, p);
+  const shown = stripBasePath(user.basePath, full);
+  const e = await ctx.fs.stat(full).catch((err: unknown) => {
+    if (isAppError(err) && err.code === 404) throw badRequest(`${field}: ${shown} does not exist`, { field });
+    throw err;
+  });
+  if (!e.isDir) throw badRequest(`${field}: ${shown} is not a folder`, { field });
+  return full;
+}
+
+/** Indexes of the selected files: `files` (seed paths) wins over `selected_files`; none = all. */
+export function selectFiles(seed: Seed, body: Pick<SaveBody, 'files' | 'selected_files'>): number[] {
+  if (body.files && body.files.length > 0) {
+    const byPath = new Map(seed.files.map((f, i) => [f.path, i]));
+    return [...new Set(body.files.map((p) => {
+      const i = byPath.get(p);
+      if (i === undefined) throw badRequest(`files: ${JSON.stringify(p)} is not a file of the seed`, { field: 'files' });
+      return i;
+    }))];
+  }
+  if (body.selected_files && body.selected_files.length > 0) {
+    return [...new Set(body.selected_files.map((i) => {
+      if (!Number.isInteger(i) || i < 0 || i >= seed.files.length) throw badRequest(`selected_files: ${i} is out of range (the seed has ${seed.files.length} files)`, { field: 'selected_files' });
+      return i;
+    }))];
+  }
+  return seed.files.map((_, i) => i);
+}
+
+function transitOf(body: SaveBody): string | undefined {
+  const t = body.transit_path?.trim();
+  if (t) return t;
+  const o = body.options;
+  if (o?.mode === 'transfer' && typeof o.transit_path === 'string' && o.transit_path.trim()) return o.transit_path.trim();
+  return undefined;
+}
+
+interface Plan {
+  ctx: AppContext;
+  user: User;
+  mode: SaveMode;
+  decoded: DecodedSeed;
+  dest: string;
+  transit?: string;
+  overwrite: boolean;
+  origin: string;
+  sctx: SourceContext;
+  scan: ScanCache;
+}
+
+async function exists(ctx: AppContext, full: string): Promise<boolean> {
+  return ctx.fs.stat(full).then(() => true, () => false);
+}
+
+/** Downloading the file (directly or through the relay): the queued task, or why not. */
+async function download(p: Plan, f: SeedFile, target: string): Promise<{ task: TaskInfo } | { reason: string }> {
+  if (!can(p.user, Perm.OFFLINE_DOWNLOAD)) return { reason: 'offline download permission is required' };
+  if (!isVerifiable(f)) return { reason: 'the seed has no hash for this file, so a download could not be verified' };
+  const { usable, refused } = usableSources(f, p.sctx);
+  if (usable.length === 0) return { reason: `no usable source (${refused.length ? refused.join('; ') : 'the seed lists none'})` };
+  const transit = p.transit ? cleanPath(joinPath(p.transit, f.path)) : undefined;
+  if (transit && (await exists(p.ctx, transit))) return { reason: `the relay folder already holds ${stripBasePath(p.user.basePath, transit)}` };
+  const task = await queueOffline(p.ctx, p.user, { user_id: p.user.id, origin: p.origin, file: f, piece_size: p.decoded.seed.piece_size, target, overwrite: p.overwrite, transit });
+  return { task };
+}
+
+/** Where a seed file lands: `<dest>/<seed path>` (checked before anything is touched). */
+function targetOf(dest: string, f: SeedFile): string {
+  const target = cleanPath(joinPath(dest, f.path));
+  if (!isWithin(dest, target) || target === dest) throw badRequest(`seed_data: unsafe file path ${JSON.stringify(f.path)}`, { field: 'seed_data' });
+  return target;
+}
+
+async function saveOne(p: Plan, f: SeedFile, target: string): Promise<FileResult> {
+  const shown = stripBasePath(p.user.basePath, target);
+  const base = { path: f.path, name: baseName(target), target: shown };
+  if (!p.overwrite && (await exists(p.ctx, target))) return { ...base, method: 'unavailable', error: `file exists: ${shown} (set overwrite to replace it)` };
+  const reasons: string[] = [];
+  if (p.mode !== 'offline_download') {
+    const r = await rapidUpload(p.ctx, p.user, { full: target, shown, file: f, pieceSize: p.decoded.seed.piece_size, overwrite: p.overwrite }, p.scan);
+    if (r.ok) return { ...base, method: 'rapid_upload' };
+    if (p.mode === 'rapid_upload') return { ...base, method: r.failed ? 'rapid_upload' : 'unavailable', error: r.reason };
+    reasons.push(`rapid upload: ${r.reason}`);
+  }
+  const d = await download(p, f, target);
+  const method = p.transit ? 'transfer' : 'offline_download';
+  if ('task' in d) return { ...base, method, task: d.task };
+  reasons.push(`${method.replace('_', ' ')}: ${d.reason}`);
+  return { ...base, method: 'unavailable', error: reasons.join('; ') };
+}
+
+/** Adds the destination channel and maintains `missing_channels` (seed-formats.md §8.5). */
+export function applyChannelUpdate(seed: Seed, channel: SeedChannel, outcome: Map<number, boolean>): Seed {
+  const channels = [...(seed.channels ?? [])];
+  const anyOk = [...outcome.values()].some(Boolean);
+  if (anyOk && !channels.some((c) => c.driver === channel.driver && (c.mount_path ?? '') === (channel.mount_path ?? ''))) channels.push(channel);
+  const files = seed.files.map((f, i) => {
+    const ok = outcome.get(i);
+    if (ok === undefined) return f;
+    const missing = (f.missing_channels ?? []).filter((m) => m !== channel.driver);
+    if (!ok) missing.push(channel.driver);
+    return { ...f, missing_channels: missing.length ? missing : undefined };
+  });
+  return { ...seed, channels: channels.length ? channels : undefined, files };
+}
+
+function reencode(decoded: DecodedSeed, seed: Seed): string | undefined {
+  try {
+    const only = seed.files.length === 1 ? seed.files[0]! : undefined;
+    const layout = only && !only.path.includes('/') ? 'auto' : 'multi';
+    return encodeSeed(seed, decoded.format, { pieces: decoded.torrent_pieces, layout }).toString('base64');
+  } catch {
+    return undefined; // as OpenList: without seed_data when the seed cannot be re-encoded
+  }
+}
+
+/** The whole operation for one request. */
+export async function saveSeedFiles(ctx: AppContext, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
+  const input = await readSeedInput(ctx, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
+  if (!body.path?.trim()) throw badRequest('path: the destination folder is required', { field: 'path' });
+  requirePerm(user, Perm.WRITE);
+  const dest = await folder(ctx, user, body.path, 'path');
+  const t = mode === 'rapid_upload' ? undefined : transitOf(body);
+  if (t !== undefined) requirePerm(user, Perm.COPY);
+  const transit = t === undefined ? undefined : await folder(ctx, user, t, 'transit_path');
+  const picked = selectFiles(input.decoded.seed, body);
+  const plan: Plan = {
+    ctx, user, mode, decoded: input.decoded, dest, transit, overwrite: body.overwrite === true, origin,
+    sctx: await sourceContextFor(ctx, origin),
+    scan: new ScanCache(ctx, user),
+  };
+  const jobs = picked.map((i) => ({ i, f: input.decoded.seed.files[i]!, target: targetOf(dest, input.decoded.seed.files[i]!) }));
+  const results: FileResult[] = [];
+  const outcome = new Map<number, boolean>();
+  for (const { i, f, target } of jobs) {
+    let r: FileResult;
+    try {
+      r = await saveOne(plan, f, target);
+    } catch (e) {
+      const method = mode === 'offline_download' ? (transit ? 'transfer' : 'offline_download') : 'rapid_upload';
+      r = { path: f.path, name: baseName(target), target: stripBasePath(user.basePath, target), method, error: message(e) };
+    }
+    outcome.set(i, r.method !== 'unavailable' && r.error === undefined);
+    results.push(r);
+  }
+  if (!body.update_channel) return { results };
+  const { storage } = await ctx.fs.locate(dest);
+  const seed = applyChannelUpdate(input.decoded.seed, { driver: storage.record.driver, mount_path: storage.record.mountPath }, outcome);
+  const seedData = reencode(input.decoded, seed);
+  return seedData === undefined ? { results } : { results, seed_data: seedData, seed };
+}
