@@ -19,6 +19,7 @@ import { seedPreviewRoutes } from '../modules/seeds/operations/preview.routes.js
 import { seedTransferRoutes } from '../modules/seeds/operations/transfer.routes.js';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorMapper } from './error-mapper.js';
+import { staticUiRoutes } from './static-ui.js';
 import type { HttpApp } from './types.js';
 import { validatorCompiler } from './validation.js';
 
@@ -76,5 +77,6 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
   seedGenerationRoutes(app, ctx);
   seedPreviewRoutes(app, ctx);
   seedTransferRoutes(app, ctx);
+  await staticUiRoutes(app);
   return app;
 }

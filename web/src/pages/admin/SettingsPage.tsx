@@ -1,0 +1,135 @@
+/** Admin: settings, grouped, each with its help text; saves only what changed (all or nothing on the server). */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { api, errorMessage } from '../../api.js';
+import { useDialogs } from '../../components/Dialogs.js';
+import { CheckboxField, SelectField, TextArea, TextField } from '../../components/Field.js';
+import { useToast } from '../../components/Toast.js';
+import { CopyButton, InlineError, PageHeader, Spinner } from '../../components/ui.js';
+import { useSession } from '../../session.js';
+import type { Setting } from '../../types.js';
+
+const GROUPS: Record<string, { title: string; intro: string }> = {
+  site: { title: 'Site', intro: 'Name and API compatibility.' },
+  security: { title: 'Security', intro: 'Sign-in tokens and download links.' },
+  sftp: { title: 'SFTP', intro: 'Access over SFTP.' },
+  seed: { title: 'Transfer seeds', intro: 'Defaults for .oss / .torrent / .cas sidecars, the seed wizard and sources.' },
+};
+
+function problem(s: Setting, v: string): string | null {
+  if (s.type === 'number' && (v.trim() === '' || !Number.isFinite(Number(v)))) return 'Enter a number.';
+  if (s.type === 'json') {
+    try {
+      JSON.parse(v);
+    } catch {
+      return 'Not valid JSON.';
+    }
+  }
+  return null;
+}
+
+export function SettingsPage() {
+  const toast = useToast();
+  const { confirm } = useDialogs();
+  const session = useSession();
+  const [settings, setSettings] = useState<Setting[] | null>(null);
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      const list = await api.get<Setting[]>('/api/admin/setting/list');
+      setSettings(list);
+      setDraft(Object.fromEntries(list.map((s) => [s.key, s.value])));
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }, []);
+  useEffect(() => void load(), [load]);
+
+  const changed = useMemo(() => (settings ?? []).filter((s) => s.key !== 'token' && draft[s.key] !== s.value), [settings, draft]);
+  const problems = useMemo(() => Object.fromEntries(changed.map((s) => [s.key, problem(s, draft[s.key] ?? '')]).filter(([, p]) => p)), [changed, draft]);
+  const groups = useMemo(() => {
+    const m = new Map<string, Setting[]>();
+    for (const s of settings ?? []) m.set(s.group, [...(m.get(s.group) ?? []), s]);
+    return [...m.entries()].sort(([a], [b]) => Object.keys(GROUPS).indexOf(a) - Object.keys(GROUPS).indexOf(b));
+  }, [settings]);
+
+  const save = async () => {
+    if (Object.keys(problems).length) return setError('Fix the settings marked below.');
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/api/admin/setting/save', changed.map((s) => ({ key: s.key, value: draft[s.key] ?? '' })));
+      toast.success(`Saved ${changed.length} setting${changed.length === 1 ? '' : 's'}`);
+      await load();
+      await session.refreshSettings();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const resetToken = async () => {
+    if (!(await confirm({ title: 'Generate a new admin API token?', message: 'Programs using the current token stop working.', confirmLabel: 'Generate', danger: true }))) return;
+    try {
+      await api.post('/api/admin/setting/reset_token');
+      toast.success('New admin API token generated');
+      await load();
+    } catch (e) {
+      toast.error(e);
+    }
+  };
+
+  const field = (s: Setting) => {
+    const v = draft[s.key] ?? '';
+    const set = (nv: string) => setDraft((d) => ({ ...d, [s.key]: nv }));
+    const label = <span className="mono">{s.key}</span>;
+    const err = problems[s.key] ?? null;
+    if (s.key === 'token')
+      return (
+        <div className="field" key={s.key}>
+          <span className="field-label">{label}</span>
+          <div className="link-box">
+            <input className="input mono" readOnly value={s.value} aria-label="Admin API token" type="password" />
+            <CopyButton text={s.value} />
+            <button type="button" className="btn btn-small" onClick={() => void resetToken()}>
+              Reset
+            </button>
+          </div>
+          <div className="field-hint">{s.help}</div>
+        </div>
+      );
+    if (s.type === 'bool') return <CheckboxField key={s.key} label={label} hint={s.help} checked={v === 'true'} onChange={(on) => set(String(on))} />;
+    if (s.type === 'select') return <SelectField key={s.key} label={label} hint={s.help} value={v} onChange={set} options={s.options} />;
+    if (s.type === 'text' || s.type === 'json')
+      return <TextArea key={s.key} label={label} hint={s.help} error={err} value={v} onChange={set} rows={s.type === 'json' ? 4 : 3} spellCheck={false} />;
+    return <TextField key={s.key} label={label} hint={s.help} error={err} value={v} onChange={set} inputMode={s.type === 'number' ? 'decimal' : undefined} />;
+  };
+
+  return (
+    <section>
+      <PageHeader
+        title="Settings"
+        subtitle="Stored in the database; every instance sharing it uses them."
+        actions={
+          <button type="button" className="btn btn-primary" disabled={busy || changed.length === 0} onClick={() => void save()}>
+            {changed.length ? `Save ${changed.length} change${changed.length === 1 ? '' : 's'}` : 'No changes'}
+          </button>
+        }
+      />
+      <InlineError error={error} />
+      {settings === null
+        ? !error && <Spinner />
+        : groups.map(([group, list]) => (
+            <section key={group} className="card" aria-labelledby={`group-${group}`}>
+              <h2 id={`group-${group}`}>{GROUPS[group]?.title ?? group}</h2>
+              {GROUPS[group] && <p className="muted">{GROUPS[group].intro}</p>}
+              <div className="settings-list">{list.map(field)}</div>
+            </section>
+          ))}
+    </section>
+  );
+}

@@ -1,0 +1,140 @@
+/** The listing: checkbox selection (shift-click selects a range), sortable columns, open and download. */
+import { useRef, type MouseEvent } from 'react';
+import { extension, formatBytes, formatDate, isSeedFile } from '../../lib/format.js';
+import type { Obj } from '../../types.js';
+
+export type SortKey = 'name' | 'size' | 'modified';
+export interface Sort {
+  key: SortKey;
+  dir: 1 | -1;
+}
+
+export function sortObjs(items: Obj[], sort: Sort): Obj[] {
+  const cmp = (a: Obj, b: Obj) => {
+    if (a.is_dir !== b.is_dir) return a.is_dir ? -1 : 1;
+    let d = 0;
+    if (sort.key === 'size') d = a.size - b.size;
+    else if (sort.key === 'modified') d = Date.parse(a.modified) - Date.parse(b.modified);
+    if (d === 0) d = a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
+    return d * sort.dir;
+  };
+  return [...items].sort(cmp);
+}
+
+function Icon({ obj }: { obj: Obj }) {
+  if (obj.is_dir) return <span className="file-icon dir" aria-hidden="true" />;
+  const ext = extension(obj.name).slice(0, 4);
+  return (
+    <span className={isSeedFile(obj.name) ? 'file-icon seed' : 'file-icon'} aria-hidden="true">
+      {ext}
+    </span>
+  );
+}
+
+export interface FileTableProps {
+  items: Obj[];
+  sort: Sort;
+  onSort: (s: Sort) => void;
+  selected: ReadonlySet<string>;
+  onSelect: (names: Set<string>) => void;
+  onOpen: (obj: Obj) => void;
+  downloadUrl: (obj: Obj) => string;
+}
+
+export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, downloadUrl }: FileTableProps) {
+  const anchor = useRef<number | null>(null);
+  const allSelected = items.length > 0 && items.every((o) => selected.has(o.name));
+
+  const toggle = (index: number, e: MouseEvent<HTMLInputElement>) => {
+    const name = items[index]!.name;
+    const next = new Set(selected);
+    const on = !selected.has(name);
+    if (e.shiftKey && anchor.current !== null) {
+      const [a, b] = anchor.current < index ? [anchor.current, index] : [index, anchor.current];
+      for (let i = a; i <= b; i++) {
+        if (on) next.add(items[i]!.name);
+        else next.delete(items[i]!.name);
+      }
+    } else if (on) next.add(name);
+    else next.delete(name);
+    anchor.current = index;
+    onSelect(next);
+  };
+
+  const header = (key: SortKey, label: string, className?: string) => (
+    <th scope="col" className={className} aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+      <button
+        type="button"
+        className="sort-btn"
+        aria-pressed={sort.key === key}
+        onClick={() => onSort({ key, dir: sort.key === key ? (sort.dir === 1 ? -1 : 1) : 1 })}
+      >
+        {label}
+        {sort.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}
+      </button>
+    </th>
+  );
+
+  return (
+    <div className="table-wrap">
+      <table className="table files-table">
+        <thead>
+          <tr>
+            <th scope="col" className="check">
+              <input
+                type="checkbox"
+                aria-label="Select all"
+                checked={allSelected}
+                onChange={() => onSelect(allSelected ? new Set() : new Set(items.map((o) => o.name)))}
+              />
+            </th>
+            {header('name', 'Name')}
+            {header('size', 'Size', 'num')}
+            {header('modified', 'Modified', 'hide-sm')}
+            <th scope="col" className="actions hide-sm">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((o, i) => (
+            <tr key={o.name} aria-selected={selected.has(o.name)} data-name={o.name}>
+              <td className="check">
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${o.name}`}
+                  checked={selected.has(o.name)}
+                  onClick={(e) => toggle(i, e)}
+                  onChange={() => {}}
+                />
+              </td>
+              <td>
+                <div className="file-name">
+                  <Icon obj={o} />
+                  {o.is_dir || isSeedFile(o.name) ? (
+                    <button type="button" className="link-btn" onClick={() => onOpen(o)}>
+                      {o.name}
+                    </button>
+                  ) : (
+                    <a href={downloadUrl(o)} target="_blank" rel="noopener noreferrer">
+                      {o.name}
+                    </a>
+                  )}
+                </div>
+              </td>
+              <td className="num">{o.is_dir ? '—' : formatBytes(o.size)}</td>
+              <td className="nowrap hide-sm">{formatDate(o.modified)}</td>
+              <td className="actions hide-sm">
+                {!o.is_dir && (
+                  <a className="btn btn-small btn-ghost" href={downloadUrl(o)} download={o.name} aria-label={`Download ${o.name}`}>
+                    Download
+                  </a>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
