@@ -17,6 +17,7 @@ import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
 import { seedGenerationRoutes } from '../modules/seeds/generation/index.js';
 import { seedPreviewRoutes } from '../modules/seeds/operations/preview.routes.js';
 import { seedTransferRoutes } from '../modules/seeds/operations/transfer.routes.js';
+import { registerTaskHandlers } from '../app/task-handlers.js';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorMapper } from './error-mapper.js';
 import { staticUiRoutes } from './static-ui.js';
@@ -64,6 +65,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
     return reply.status(status).send({ code: status, message: database.ok ? 'success' : 'database unavailable', data: { database, storages } });
   });
 
+  registerTaskHandlers(ctx);
   authRoutes(app, ctx);
   usersRoutes(app, ctx);
   sshKeysRoutes(app, ctx);

@@ -165,7 +165,10 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
     for (const t of targets) if (!followed.has(t)) for (const f of await ctx.fs.remove(t)) followed.add(f);
     return ok();
   });
+}
 
+/** Cross-storage move/copy tasks queued by `/api/fs/move|copy` (registered by the composition root). */
+export function registerTransferTasks(ctx: AppContext): void {
   for (const kind of ['move', 'copy'] as const) {
     ctx.tasks.register(kind, async (payload, run) => {
       let done = 0;

@@ -7,7 +7,7 @@ import { ok } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
 import { badRequest } from '../../lib/errors.js';
 import { presentTask } from '../tasks/task.model.js';
-import { parseUploadHeaders, planUploadSidecars, registerUploadTask, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
+import { parseUploadHeaders, planUploadSidecars, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
 
 const UPLOAD_HEADERS_DOC =
   'Headers: File-Path (URL-encoded), Overwrite (default true), As-Task or ?as_task=true, Content-Length or X-File-Size, ' +
@@ -16,7 +16,6 @@ const UPLOAD_HEADERS_DOC =
   'X-Seed-Piece-Size (bytes), X-Seed-Hash-Matrix (JSON, raw or URL-encoded); written beside the file as <name>.<format>, all or nothing.';
 
 export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
-  registerUploadTask(ctx);
 
   const finish = async (spec: UploadSpec, body: Readable, req: Parameters<typeof currentUser>[0]) => {
     if (spec.asTask) {

@@ -47,7 +47,6 @@ export function registerSeedGenerateTask(ctx: AppContext): void {
 }
 
 export function seedGenerationRoutes(app: HttpApp, ctx: AppContext): void {
-  registerSeedGenerateTask(ctx);
   const auth = { config: { auth: 'guest' as const } };
   const tags = ['seeds'];
 

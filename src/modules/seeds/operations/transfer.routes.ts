@@ -11,7 +11,6 @@ import { ok } from '../../../http/envelope.js';
 import type { HttpApp } from '../../../http/types.js';
 import { badRequest, tooLarge } from '../../../lib/errors.js';
 import { MAX_SEED_DATA_CHARS, readSeedInput } from './input.js';
-import { registerOfflineTask } from './offline.js';
 import { saveSeedFiles, type SaveMode } from './transfer.js';
 
 const Str = Type.String({ maxLength: 4096 });
@@ -44,7 +43,6 @@ const DESCRIPTION =
 const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 
 export function seedTransferRoutes(app: HttpApp, ctx: AppContext): void {
-  registerOfflineTask(ctx);
   const auth = { config: { auth: 'guest' as const } };
   const tags = ['seeds'];
 
