@@ -84,10 +84,17 @@ forEachDialect('seed generation: names', (h) => {
     });
   }
 
-  test('unsafe derived name: a folder holding only "x\\y.txt" derives "x\\y" → 400 invalid seed name', async () => {
+  test('unsafe derived name: files "x\\y.txt" and "x\\y.bin" derive "x\\y" (rule b) → 400 invalid seed name', async () => {
     putRaw(filesDir(h()), 'nbs/x\\y.txt', bytes(10, 9));
+    putRaw(filesDir(h()), 'nbs/x\\y.bin', bytes(10, 7));
     await rejected(h(), token, { paths: ['/nbs'], formats: ['oss'] }, 400, /invalid seed name: name contains a path separator/);
     assert.equal(existsSync(join(filesDir(h()), 'x\\y.oss')), false);
+  });
+
+  test('a folder holding a single file is named after the folder (its torrent layout is the folder)', async () => {
+    putRaw(filesDir(h()), 'onefolder/only.bin', bytes(10, 8));
+    const d = await generated(h(), token, { paths: ['/onefolder'], formats: ['oss'] });
+    assert.equal(d.seed.name, 'onefolder');
   });
 
   test('unsafe derived name: an empty seed_fallback_name → 400 invalid seed name', async () => {

@@ -9,7 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import { decodeAny } from '../formats/index.js';
 import { createSeeds } from './create.js';
 import { convertFile } from './convert.js';
-import { FALLBACK_SEED_NAME, collectInputs, deriveSeedName } from './files.js';
+import { FALLBACK_SEED_NAME, collectInputs } from './files.js';
+import { deriveSeedName as rule } from '../generation/names.js';
+
+const deriveSeedName = (files: string[], root: string) => rule(files, root, FALLBACK_SEED_NAME).name;
 import { inspectJson, inspectText } from './inspect.js';
 import { parseByteSize, parseFormats } from './options.js';
 import { verifySeed, verifyText } from './verify.js';
@@ -32,14 +35,14 @@ function tree(name: string, files: Record<string, number | Buffer>): string {
 
 describe('seed name derivation (rule 5) and inputs', () => {
   test('deriveSeedName', () => {
-    assert.equal(deriveSeedName([{ abs: '/x/movie.mp4', isDir: false }]), 'movie');
-    assert.equal(deriveSeedName([{ abs: '/x/a.tar.gz', isDir: false }]), 'a.tar');
-    assert.equal(deriveSeedName([{ abs: '/x/.bashrc', isDir: false }]), '.bashrc');
-    assert.equal(deriveSeedName([{ abs: '/x/Photos', isDir: true }]), 'Photos');
-    assert.equal(deriveSeedName([{ abs: '/x/show.mkv', isDir: false }, { abs: '/y/show.srt', isDir: false }]), 'show');
-    assert.equal(deriveSeedName([{ abs: '/x/p/a.bin', isDir: false }, { abs: '/x/p/q/b.bin', isDir: false }]), 'p');
-    assert.equal(deriveSeedName([{ abs: '/a.bin', isDir: false }, { abs: '/b.bin', isDir: false }]), FALLBACK_SEED_NAME);
-    assert.equal(deriveSeedName([]), 'Service Seed');
+    // the CLI uses the server's rule (generation/names.ts) on the files it collected and their root
+    assert.equal(deriveSeedName(['/x/movie.mp4'], '/x'), 'movie');
+    assert.equal(deriveSeedName(['/x/a.tar.gz'], '/x'), 'a.tar');
+    assert.equal(deriveSeedName(['/x/.bashrc'], '/x'), '.bashrc');
+    assert.equal(deriveSeedName(['/x/Photos/1.jpg', '/x/Photos/2.jpg'], '/x/Photos'), 'Photos');
+    assert.equal(deriveSeedName(['/x/show.mkv', '/y/show.srt'], '/'), 'show');
+    assert.equal(deriveSeedName(['/x/p/a.bin', '/x/p/q/b.bin'], '/x/p'), 'p');
+    assert.equal(deriveSeedName(['/a.bin', '/b.bin'], '/'), FALLBACK_SEED_NAME);
   });
 
   test('collectInputs: recursive, byte-ordered, symlinks followed, loops cut', () => {

@@ -3,6 +3,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compareSeedPaths } from '../formats/index.js';
+import { deriveSeedName } from '../generation/names.js';
 
 export interface LocalFile {
   /** Absolute path on disk. */
@@ -15,32 +16,6 @@ export interface LocalFile {
 
 /** The fallback seed name (the `seed_fallback_name` setting's default). */
 export const FALLBACK_SEED_NAME = 'Service Seed';
-
-const stripExt = (name: string): string => {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
-};
-
-/**
- * Seed name from the inputs (service-interface.md "Seed generation" rule 5): one file → its
- * name without the last extension; several inputs with the same extension-less name → that
- * name; otherwise the name of their common parent directory (for one directory: itself);
- * `fallback` when that is empty or the root.
- */
-export function deriveSeedName(inputs: readonly { abs: string; isDir: boolean }[], fallback = FALLBACK_SEED_NAME): string {
-  if (inputs.length === 0) return fallback;
-  if (inputs.length === 1 && !inputs[0]!.isDir) return stripExt(basename(inputs[0]!.abs)) || fallback;
-  if (inputs.length > 1) {
-    const names = new Set(inputs.map((i) => stripExt(basename(i.abs))));
-    if (names.size === 1) {
-      const [only] = names;
-      if (only) return only;
-    }
-  }
-  const parent = inputs.length === 1 ? inputs[0]!.abs : commonParent(inputs.map((i) => i.abs));
-  const name = basename(parent);
-  return name === '' || name === '.' || name === sep ? fallback : name;
-}
 
 /** The deepest directory containing every path (absolute, normalised). */
 export function commonParent(paths: readonly string[]): string {
@@ -120,5 +95,7 @@ export async function collectInputs(args: readonly string[], name?: string): Pro
     paths.add(f.path);
   }
   files.sort((a, b) => compareSeedPaths(a.path, b.path));
-  return { files, name: name ?? deriveSeedName(inputs), root, singleFile: inputs.length === 1 && !inputs[0]!.isDir };
+  // the same rule as the server's generation (names.ts): from the files and their root folder
+  const derived = deriveSeedName(files.map((f) => f.abs), root === sep ? '/' : root, FALLBACK_SEED_NAME, { folderRequested: inputs.length === 1 && inputs[0]!.isDir }).name;
+  return { files, name: name ?? derived, root, singleFile: inputs.length === 1 && !inputs[0]!.isDir };
 }

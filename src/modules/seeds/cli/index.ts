@@ -13,7 +13,7 @@ import { collect } from './options.js';
 import { verifySeed, verifyText } from './verify.js';
 
 export { createSeeds } from './create.js';
-export { deriveSeedName, collectInputs } from './files.js';
+export { collectInputs } from './files.js';
 export { verifySeed } from './verify.js';
 export type { VerifyReport } from './verify.js';
 

@@ -18,7 +18,7 @@ import { withField } from './request.js';
 export async function seedCapabilities(ctx: AppContext, user: User, rawPaths: string[]) {
   if (rawPaths.length === 0) throw badRequest('paths: at least one path is required', { field: 'paths' });
   const paths = [...new Set(rawPaths.map((p, i) => withField(`paths[${i}]`, () => userPath(user, p))))];
-  const { files, root } = await collectFiles(ctx, user, paths);
+  const { files, root, singleFile } = await collectFiles(ctx, user, paths);
 
   let setting: HashMatrix;
   try {
@@ -65,6 +65,6 @@ export async function seedCapabilities(ctx: AppContext, user: User, rawPaths: st
     async: total > threshold,
     async_threshold: threshold,
     trackers,
-    suggested_name: deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name')).name,
+    suggested_name: deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name'), { folderRequested: paths.length === 1 && !singleFile }).name,
   };
 }

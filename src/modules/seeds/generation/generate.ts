@@ -81,7 +81,7 @@ export async function prepareGeneration(ctx: AppContext, user: User, body: Gener
   annotateFiles(user, files, opts);
   const name =
     opts.name ??
-    checkSeedName(deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name')).name);
+    checkSeedName(deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name'), { folderRequested: opts.paths.length === 1 && !singleFile }).name);
   checkDownloadable(files, opts.matrix);
   const outputDir = opts.outputDir ?? commonDir(opts.paths);
   if (!can(user, Perm.WRITE)) throw new AppError(403, `output_path: permission denied (writing ${stripBasePath(user.basePath, outputDir)} needs the write permission)`, { field: 'output_path' });

@@ -36,15 +36,16 @@ export function commonDir(paths: readonly string[]): string {
 
 /**
  * The seed name for the files at `files` (as the user sees them), by priority:
- * (a) one file: its name without the extension; (b) several files whose names are equal
+ * (a) one file (requested by itself, not a folder holding one file): its name without the extension; (b) several files whose names are equal
  * without extensions: that name; (c) the name of their common folder `root` (the requested
  * folder, or the folder holding the requested files); (d) `fallback` (the `seed_fallback_name`
  * setting) when that folder is the root.
  */
-export function deriveSeedName(files: readonly string[], root: string, fallback: string): { name: string; rule: 'a' | 'b' | 'c' | 'd' } {
-  if (files.length === 1) return { name: stripExtension(base(files[0]!)), rule: 'a' };
+export function deriveSeedName(files: readonly string[], root: string, fallback: string, opts: { folderRequested?: boolean } = {}): { name: string; rule: 'a' | 'b' | 'c' | 'd' } {
+  // a folder asked for by itself is not "a single file", even when it holds only one
+  if (files.length === 1 && !opts.folderRequested) return { name: stripExtension(base(files[0]!)), rule: 'a' };
   const stems = new Set(files.map((p) => stripExtension(base(p))));
-  if (stems.size === 1) return { name: [...stems][0]!, rule: 'b' };
+  if (files.length > 1 && stems.size === 1) return { name: [...stems][0]!, rule: 'b' };
   if (root !== '/') return { name: base(root), rule: 'c' };
   return { name: fallback, rule: 'd' };
 }
