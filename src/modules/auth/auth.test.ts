@@ -175,6 +175,19 @@ forEachDialect('login lockout', (h) => {
     assert.equal((await h().post('/api/auth/login', { username: 'victim', password: 'victim-pw' }, { remoteAddress: '10.1.9.9' })).status, 200);
   });
 
+  test('5 failures arriving at the same moment still lock (counted one after the other)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `racer${round}`;
+      await h().createUser(name, `${name}-pw`);
+      const rs = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => h().post('/api/auth/login', { username: name, password: 'bad' }, { remoteAddress: `10.4.${round}.${i + 1}` })),
+      );
+      for (const r of rs) assert.equal(r.status, 401);
+      const locked = await h().post('/api/auth/login', { username: name, password: `${name}-pw` }, { remoteAddress: '10.4.9.9' });
+      assert.equal(locked.status, 429, `round ${round}: not locked after 5 simultaneous failures`);
+    }
+  });
+
   test('5 failures from one address lock that address for every username', async () => {
     await h().createUser('bystander', 'bystander-pw');
     for (let i = 0; i < 5; i++) {

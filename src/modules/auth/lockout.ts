@@ -3,7 +3,7 @@
  * client address within 15 minutes lock that key for 5 minutes. Counters live in the
  * database so every instance sharing it agrees.
  */
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
 export const MAX_FAILURES = 5;
@@ -33,7 +33,11 @@ export class Lockout {
   /** Records one failure against each key; locks a key that reaches the limit in the window. */
   async recordFailure(keys: string[]): Promise<void> {
     const now = this.now();
+    const postgres = this.db.getExecutor().adapter instanceof PostgresAdapter;
     await this.db.transaction().execute(async (trx) => {
+      // PostgreSQL: concurrent failures for one key (any instance) are counted one after the
+      // other, or two could each count 4 and neither lock. SQLite has a single writer anyway.
+      if (postgres) for (const key of [...keys].sort()) await sql`SELECT pg_advisory_xact_lock(hashtext(${'ferry-lockout:' + key}))`.execute(trx);
       await trx.deleteFrom('auth_failures').where('at', '<=', now - FAILURE_WINDOW_MS).execute();
       await trx.deleteFrom('auth_locks').where('until', '<=', now).execute();
       for (const key of keys) {
