@@ -1,9 +1,10 @@
 /**
  * Opening a data dir: creates it (and files/, ssh/, tmp/), the JWT/HMAC secret (0600),
  * migrates the database, and on first start the admin, the disabled guest and the
- * local storage mounted at `/`.
+ * local storage mounted at `/`; then mounts the storages and starts the start-up cleanup
+ * (cleanup.ts). Safe for several instances starting at once on one database (or data dir).
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync, linkSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -11,6 +12,7 @@ import type { Config } from '../config/config.js';
 import { migrate, openDatabase } from '../db/database.js';
 import { passwordFields, randomPassword } from '../modules/auth/password.js';
 import { ALL_PERMISSIONS, Role } from '../modules/users/user.model.js';
+import { settleInterruptedCommits, startStartupCleanup, stopStartupCleanup } from './cleanup.js';
 import { buildContext, type AppContext } from './context.js';
 
 export function ferryVersion(): string {
@@ -26,7 +28,19 @@ export function ferryVersion(): string {
 function loadSecret(config: Config): Uint8Array {
   if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
   const file = join(config.dataDir, 'secret');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file)) {
+    // Instances starting together on one data dir: the key is written whole to a private name
+    // and linked into place, so one wins and nobody ever reads a half-written key.
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+    writeFileSync(tmp, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
   chmodSync(file, 0o600);
   return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
 }
@@ -41,6 +55,7 @@ export interface OpenOptions {
 
 /** Releases storages and the database pool. */
 export async function closeApp(ctx: AppContext): Promise<void> {
+  await stopStartupCleanup(ctx);
   await ctx.tasks.stopAll();
   await ctx.storages.close();
   await ctx.database.close();
@@ -56,10 +71,28 @@ export async function openApp(config: Config, opts: OpenOptions = {}): Promise<A
     const ctx = buildContext({ config, database, logger, secret, version: ferryVersion() });
     await ctx.settings.ensureDefaults();
     await seedFirstStart(ctx, opts.announce ?? ((l) => process.stdout.write(l + '\n')));
-    if (opts.mountStorages !== false) await ctx.storages.loadAll();
+    if (opts.mountStorages !== false) {
+      await ctx.storages.loadAll();
+      await settleInterruptedCommits(ctx);
+      startStartupCleanup(ctx);
+    }
     return ctx;
   } catch (e) {
     await database.close();
+    throw e;
+  }
+}
+
+/**
+ * Inserts a first-start user unless another instance starting at the same moment already did
+ * (the unique username decides); true when this call created it.
+ */
+async function insertFirstUser(ctx: AppContext, role: number, insert: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await insert();
+    return true;
+  } catch (e) {
+    if (await ctx.usersRepo.byRole(role)) return false;
     throw e;
   }
 }
@@ -68,7 +101,7 @@ async function seedFirstStart(ctx: AppContext, announce: (line: string) => void)
   const { db } = ctx.database;
   if (!(await ctx.usersRepo.byRole(Role.ADMIN))) {
     const password = ctx.config.adminPassword ?? randomPassword(12);
-    await ctx.usersRepo.insert({
+    const created = await insertFirstUser(ctx, Role.ADMIN, async () => ctx.usersRepo.insert({
       username: 'admin',
       ...(await passwordFields(password)),
       pwdTs: Date.now(),
@@ -78,11 +111,11 @@ async function seedFirstStart(ctx: AppContext, announce: (line: string) => void)
       permission: ALL_PERMISSIONS,
       otpSecret: '',
       ssoId: '',
-    });
-    if (!ctx.config.adminPassword) announce(`Created user admin with the initial password: ${password}`);
+    }));
+    if (created && !ctx.config.adminPassword) announce(`Created user admin with the initial password: ${password}`);
   }
   if (!(await ctx.usersRepo.byRole(Role.GUEST))) {
-    await ctx.usersRepo.insert({
+    await insertFirstUser(ctx, Role.GUEST, async () => ctx.usersRepo.insert({
       username: 'guest',
       ...(await passwordFields(randomPassword(24))),
       pwdTs: Date.now(),
@@ -92,7 +125,7 @@ async function seedFirstStart(ctx: AppContext, announce: (line: string) => void)
       permission: 0,
       otpSecret: '',
       ssoId: '',
-    });
+    }));
   }
   const anyStorage = await db.selectFrom('storages').select('id').executeTakeFirst();
   if (!anyStorage) {

@@ -72,10 +72,11 @@ export function ferryCli(args: string[], env: Record<string, string>): string {
   return r.stdout;
 }
 
-export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}) {
+export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const res = await fetch(base + path, {
     method,
     headers: {
+      ...opts.headers,
       ...(opts.token ? { authorization: opts.token } : {}),
       ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },

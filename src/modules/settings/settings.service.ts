@@ -3,8 +3,13 @@ import { badRequest, notFound } from '../../lib/errors.js';
 import type { SettingsRepo } from './settings.repo.js';
 import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef } from './settings.defaults.js';
 
-/** How long a read of the settings table is reused. Short, so instances sharing a database agree quickly. */
-const CACHE_MS = 1000;
+/**
+ * How long a read of the settings table is reused. Short, so a change saved on one instance is
+ * seen by every instance sharing the database within a second (worst case: this plus one query).
+ * The cost is at most one small query (~20 rows) per instance per interval, only while settings
+ * are being read.
+ */
+const CACHE_MS = 500;
 
 export interface SettingView {
   key: string;
@@ -23,6 +28,10 @@ export function newAdminToken(): string {
 /** Settings stored in the database over the defaults of settings.defaults.ts. */
 export class SettingsService {
   private cache: { at: number; values: Map<string, string> } | null = null;
+  /** The read in flight, shared by concurrent callers. */
+  private loading: Promise<Map<string, string>> | null = null;
+  /** Bumped by every local write: a read that started before it must not refill the cache. */
+  private generation = 0;
 
   constructor(private readonly repo: SettingsRepo) {}
 
@@ -31,13 +40,35 @@ export class SettingsService {
     await this.repo.insertMissing(
       SETTING_DEFS.map((d) => ({ key: d.key, value: d.key === 'token' ? newAdminToken() : d.default })),
     );
+    this.invalidate();
+  }
+
+  private invalidate(): void {
     this.cache = null;
+    this.loading = null;
+    this.generation++;
   }
 
   private async values(): Promise<Map<string, string>> {
-    const now = Date.now();
-    if (!this.cache || now - this.cache.at > CACHE_MS) this.cache = { at: now, values: await this.repo.all() };
-    return this.cache.values;
+    if (this.cache && Date.now() - this.cache.at <= CACHE_MS) return this.cache.values;
+    if (!this.loading) {
+      // `at` is taken before the query, so the cache never outlives the data it holds.
+      const at = Date.now();
+      const gen = this.generation;
+      const p = this.repo.all().then(
+        (values) => {
+          if (gen === this.generation) this.cache = { at, values };
+          if (this.loading === p) this.loading = null;
+          return values;
+        },
+        (e: unknown) => {
+          if (this.loading === p) this.loading = null;
+          throw e;
+        },
+      );
+      this.loading = p;
+    }
+    return this.loading;
   }
 
   async get(key: string): Promise<string> {
@@ -85,13 +116,13 @@ export class SettingsService {
   async save(entries: { key: string; value: string }[]): Promise<void> {
     entries.forEach((e, i) => validate(e.key, e.value, `[${i}]`));
     await this.repo.save(entries);
-    this.cache = null;
+    this.invalidate();
   }
 
   async resetToken(): Promise<string> {
     const token = newAdminToken();
     await this.repo.save([{ key: 'token', value: token }]);
-    this.cache = null;
+    this.invalidate();
     return token;
   }
 }

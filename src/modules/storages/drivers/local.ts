@@ -27,6 +27,8 @@ import {
   type MoveOptions,
   type OptionDescriptor,
   type PendingWrite,
+  type StaleCleanupOptions,
+  type StaleCleanupReport,
   type StorageDriver,
   type StorageUsage,
   type WriteOptions,
@@ -445,7 +447,47 @@ export class LocalDriver implements StorageDriver {
     return { total, free: s.bavail * s.bsize, used: total - s.bfree * s.bsize };
   }
 
+  /**
+   * Removes `.ferry-tmp-*` files and directories (uploads, copies) anywhere below the root whose
+   * newest change (mtime or ctime, over the whole tree for a directory) is older than the cutoff.
+   * Symbolic links are not followed.
+   */
+  async cleanupStale(opts: StaleCleanupOptions): Promise<StaleCleanupReport> {
+    const report: StaleCleanupReport = { temps: [], uploads: [] };
+    const walk = async (dir: string, path: string): Promise<void> => {
+      opts.signal?.throwIfAborted();
+      const dirents = await fsp.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
+      for (const d of dirents) {
+        const abs = join(dir, d.name);
+        const p = joinPath(path, d.name);
+        if (isTempName(d.name)) {
+          const last = await lastChange(abs);
+          if (last !== null && last < opts.tempBefore) {
+            await fsp.rm(abs, { recursive: true, force: true });
+            report.temps.push(p);
+          }
+        } else if (d.isDirectory()) await walk(abs, p);
+      }
+    };
+    await walk(this.root, '/');
+    return report;
+  }
+
   async close(): Promise<void> {}
+}
+
+/** Newest mtime/ctime of a file, or of a directory and everything below it; null when gone. */
+export async function lastChange(abs: string): Promise<number | null> {
+  const st = await fsp.lstat(abs).catch(() => null);
+  if (!st) return null;
+  let last = Math.max(st.mtimeMs, st.ctimeMs);
+  if (st.isDirectory()) {
+    for (const name of await fsp.readdir(abs).catch(() => [] as string[])) {
+      const t = await lastChange(join(abs, name));
+      if (t !== null && t > last) last = t;
+    }
+  }
+  return last;
 }
 
 class LocalPendingWrite extends BasePendingWrite {

@@ -32,8 +32,10 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCopyCommand,
@@ -53,6 +55,8 @@ import {
   type OptionDescriptor,
   type PendingWrite,
   type PresignOptions,
+  type StaleCleanupOptions,
+  type StaleCleanupReport,
   type StorageDriver,
   type WriteOptions,
 } from './types.js';
@@ -523,6 +527,58 @@ export class S3Driver implements StorageDriver {
   private endpointBase(): string {
     const ep = String(this.options.endpoint || `https://s3.${String(this.options.region || 'us-east-1')}.amazonaws.com`).replace(/\/+$/, '');
     return `${ep}/${this.bucket}`;
+  }
+
+  /**
+   * Aborts multipart uploads under this storage's prefix whose last part (or start, without
+   * parts) is older than `uploadsBefore`, and deletes `.ferry-tmp-*` objects (completed temp
+   * uploads whose copy to the final key never finished) older than both cutoffs.
+   */
+  async cleanupStale(opts: StaleCleanupOptions): Promise<StaleCleanupReport> {
+    const report: StaleCleanupReport = { temps: [], uploads: [] };
+    const Bucket = this.bucket;
+    try {
+      let KeyMarker: string | undefined;
+      let UploadIdMarker: string | undefined;
+      do {
+        opts.signal?.throwIfAborted();
+        const r = await this.client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: this.prefix, KeyMarker, UploadIdMarker }));
+        for (const u of r.Uploads ?? []) {
+          if (!u.Key || !u.UploadId) continue;
+          const last = (await this.lastPartAt(u.Key, u.UploadId)) ?? u.Initiated?.getTime() ?? 0;
+          if (last >= opts.uploadsBefore) continue;
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId })).catch((e: unknown) => {
+            if ((e as Error).name !== 'NoSuchUpload') throw e;
+          });
+          report.uploads.push(u.Key);
+        }
+        [KeyMarker, UploadIdMarker] = r.IsTruncated ? [r.NextKeyMarker, r.NextUploadIdMarker] : [undefined, undefined];
+      } while (KeyMarker);
+    } catch (e) {
+      throw mapS3Error(e, '/');
+    }
+    const cutoff = Math.min(opts.tempBefore, opts.uploadsBefore);
+    for await (const o of this.walk(this.prefix, '/')) {
+      opts.signal?.throwIfAborted();
+      if (o.key.slice(this.prefix.length).split('/').some(isTempName) && o.modified.getTime() < cutoff) report.temps.push(o.key);
+    }
+    await this.deleteKeys(report.temps, '/');
+    return report;
+  }
+
+  /** Time of the newest part of a multipart upload, or null when it has none. */
+  private async lastPartAt(Key: string, UploadId: string): Promise<number | null> {
+    let last: number | null = null;
+    let PartNumberMarker: string | undefined;
+    do {
+      const r = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key, UploadId, PartNumberMarker }));
+      for (const p of r.Parts ?? []) {
+        const t = p.LastModified?.getTime();
+        if (t !== undefined && (last === null || t > last)) last = t;
+      }
+      PartNumberMarker = r.IsTruncated ? r.NextPartNumberMarker : undefined;
+    } while (PartNumberMarker);
+    return last;
   }
 
   async close(): Promise<void> {

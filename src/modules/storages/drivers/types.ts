@@ -103,6 +103,21 @@ export interface StorageUsage {
   free: number;
 }
 
+export interface StaleCleanupOptions {
+  /** Temp files/objects whose last write is older than this (epoch ms) are removed. */
+  tempBefore: number;
+  /** Multipart uploads whose last part (or start, without parts) is older than this (epoch ms) are aborted. */
+  uploadsBefore: number;
+  signal?: AbortSignal;
+}
+
+export interface StaleCleanupReport {
+  /** In-storage paths (or keys) of the temp files/objects removed. */
+  temps: string[];
+  /** Keys of the multipart uploads aborted. */
+  uploads: string[];
+}
+
 export interface StorageDriver {
   /** Registry key: `local`, `s3`. */
   readonly kind: string;
@@ -130,6 +145,12 @@ export interface StorageDriver {
   /** A time-limited direct GET URL (only when `capabilities.presign`). */
   presign?(path: string, opts?: PresignOptions): Promise<string>;
   usage?(): Promise<StorageUsage>;
+  /**
+   * Start-up cleanup: removes what writes that died with their process left behind (temp
+   * files/objects, unfinished multipart uploads) and that nobody has touched since the cutoffs,
+   * so a live writer of another instance sharing the store is never disturbed.
+   */
+  cleanupStale?(opts: StaleCleanupOptions): Promise<StaleCleanupReport>;
   /** Releases sockets/handles. */
   close(): Promise<void>;
 }
