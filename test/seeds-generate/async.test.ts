@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { forEachDialect } from '../support/harness.js';
 import { SharesRepo } from '../../src/modules/shares/shares.repo.js';
 import { decodeOss } from '../../src/modules/seeds/formats/index.js';
+import { executeGeneration, prepareGeneration } from '../../src/modules/seeds/generation/index.js';
 import { KiB, MiB, bytes, coreutils, filesDir, generate, generated, probeReads, putRaw, setSettings, until, type ReadProbe } from './helpers.js';
 
 const SIZE = 3 * MiB;
@@ -108,6 +109,21 @@ forEachDialect('seed generation: background tasks', (h) => {
     assert.equal(end.state, 2, end.error);
     assert.ok(existsSync(join(filesDir(h()), 'as-out2/f2.oss')));
     assert.equal((await seedShares()).length, sharesBefore + 1);
+  });
+
+  test('a second attempt of the same task (retry, take-over after a crash) reuses the shares of the first', async () => {
+    putRaw(filesDir(h()), 'as/share-me.bin', bytes(5000, 12));
+    const admin = (await h().ctx.usersRepo.byUsername('admin'))!;
+    const body = { paths: ['/as/share-me.bin'], formats: ['oss' as const], share_files: ['/as/share-me.bin'], output_path: '/as-out-share' };
+    const before = (await seedShares()).length;
+    const attempt = async () => executeGeneration(h().ctx, admin, await prepareGeneration(h().ctx, admin, body), { origin: 'http://127.0.0.1', taskId: 'task-under-test' });
+    const first = await attempt();
+    const second = await attempt();
+    assert.equal((await seedShares()).length, before + 1, 'one share, not one per attempt');
+    assert.equal(first.seed.files[0]!.sources[0]!.url, second.seed.files[0]!.sources[0]!.url);
+    // without a task (a synchronous request) every call makes its own share
+    await generated(h(), token, { ...body, output_path: '/as-out-share2' });
+    assert.equal((await seedShares()).length, before + 2);
   });
 
   test('a restart of the only instance mid-task resumes the task to success', async () => {

@@ -89,6 +89,11 @@ export interface CreateShareOptions {
   expiresAt?: number | null;
   password?: string;
   maxAccessed?: number;
+  /**
+   * A fixed id for an idempotent create: when a share with this id already exists for the same
+   * creator, files and remark (a retried or taken-over task creating it again), it is reused.
+   */
+  id?: string;
 }
 
 export function generateShareId(length = ID_LENGTH): string {
@@ -283,8 +288,8 @@ export class SharesService {
       o.files.map((f) => cleanPath(f)),
       o.files,
     );
-    const row = await this.insertWithGeneratedId({
-      id: '',
+    const fresh: ShareRow = {
+      id: o.id ?? '',
       creator_id: creator.id,
       files: JSON.stringify(files),
       password: o.password ?? '',
@@ -294,8 +299,22 @@ export class SharesService {
       disabled: 0,
       remark: o.remark,
       created_at: Date.now(),
-    });
+    };
+    const row = o.id === undefined ? await this.insertWithGeneratedId(fresh) : await this.insertOrReuse(fresh);
     return { id: row.id, path: `/sd/${encodeURIComponent(row.id)}` };
+  }
+
+  /** Inserts a share with a fixed id, or returns the same share created earlier under that id. */
+  private async insertOrReuse(row: ShareRow): Promise<ShareRow> {
+    try {
+      await this.repo.insert(row);
+      return row;
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const existing = await this.repo.byId(row.id);
+      if (existing && existing.creator_id === row.creator_id && existing.files === row.files && existing.remark === row.remark) return existing;
+      throw conflict(`share id ${row.id} is taken`);
+    }
   }
 
   /** Deletes a share by id, whoever owns it (rollback of `createShare`); false when absent. */

@@ -6,6 +6,7 @@
  * spans them), creates the shares, builds and encodes the seed, and writes the sidecars.
  * All or nothing: a failure or a cancel removes the shares and artifacts of this request.
  */
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../app/context.js';
 import { AppError, badRequest, conflict } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
@@ -73,6 +74,11 @@ export interface RunOptions {
   onProgress?: (doneBytes: number, totalBytes: number) => void;
   /** The origin the request came in on (links fall back to it). */
   origin: string;
+  /**
+   * Set when running as a task: share ids are derived from it, so an attempt that is retried
+   * or taken over after a crash reuses the shares the earlier attempt created.
+   */
+  taskId?: string;
 }
 
 export async function prepareGeneration(ctx: AppContext, user: User, body: GenerateBodyT): Promise<Prepared> {
@@ -144,7 +150,8 @@ export async function executeGeneration(ctx: AppContext, user: User, p: Prepared
       const sources: SeedSource[] = [];
       if (f.share) {
         run.signal?.throwIfAborted();
-        const s = await shares.createShare({ creatorId: user.id, files: [f.full], remark: SEED_SHARE_REMARK }).catch((e: unknown) => {
+        const id = run.taskId ? taskShareId(run.taskId, f.full) : undefined;
+        const s = await shares.createShare({ creatorId: user.id, files: [f.full], remark: SEED_SHARE_REMARK, id }).catch((e: unknown) => {
           throw fieldError("share_files", e, `share_files (${f.shown})`);
         });
         created.push(s.id);
@@ -189,6 +196,11 @@ export async function executeGeneration(ctx: AppContext, user: User, p: Prepared
     for (const id of created) await shares.deleteShare(id).catch(() => false);
     throw e;
   }
+}
+
+/** A share id fixed by the task and the file (20 characters of the share-id alphabet). */
+function taskShareId(taskId: string, full: string): string {
+  return 'sg' + createHash('sha256').update(`${taskId}\0${full}`).digest('base64url').replace(/[-_]/g, '').slice(0, 18);
 }
 
 function withBadRequest<T>(fn: () => T): T {

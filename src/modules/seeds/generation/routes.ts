@@ -40,6 +40,7 @@ export function registerSeedGenerateTask(ctx: AppContext): void {
     const r = await executeGeneration(ctx, user, p, {
       signal: run.signal,
       origin: String(payload.origin ?? ''),
+      taskId: run.taskId,
       onProgress: (done, total) => run.progress(done, total),
     });
     return { paths: r.paths, files: r.files, diagnostics: r.diagnostics };
