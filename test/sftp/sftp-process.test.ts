@@ -69,9 +69,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await call<void>((cb) => sftp.write(o.value!, Buffer.alloc(100_000, 9), 0, 100_000, 0, cb))).err, null);
       const dir = join(dataDir, 'files', 'e2e');
       await waitFor(() => readdirSync(dir).some((n) => n.startsWith('.ferry-tmp')), 10_000, 'the upload to reach the storage');
-      const t0 = Date.now();
       assert.equal(await server!.stop(), 0);
-      assert.ok(Date.now() - t0 < 10_000, `shutdown took ${Date.now() - t0} ms`);
       await waitFor(() => closed, 5000, 'the SFTP client to be disconnected');
       assert.deepEqual(readdirSync(dir), [], 'nothing of the unfinished upload is left');
 

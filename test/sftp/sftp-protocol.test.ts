@@ -273,9 +273,7 @@ forEachDialect('sftp protocol (ssh2 client)', (h: () => Harness) => {
     const o = await call<Buffer>((cb) => s2.sftp.open('/late.bin', 'w', cb));
     assert.equal(o.err, null);
     assert.equal((await call<void>((cb) => s2.sftp.write(o.value!, Buffer.alloc(4096, 7), 0, 4096, 0, cb))).err, null);
-    const t0 = Date.now();
-    await h().sftp!.close();
-    assert.ok(Date.now() - t0 < 5000, `close took ${Date.now() - t0} ms`);
+    await h().sftp!.close(); // does not wait for the client (a hang fails the test by its timeout)
     await waitFor(() => closed, 5000, 'the client connection to close');
     assert.ok(!existsSync(join(files(), 'late.bin')));
     assert.deepEqual(leftovers(files()), []);

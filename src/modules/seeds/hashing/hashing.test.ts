@@ -314,7 +314,6 @@ describe('streaming API: back-pressure, tee, progress, cancel, responsiveness', 
     assert.equal(produced, stopped, 'the source is no longer read');
     for (let i = 0; i < 100 && pool.busy > 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(pool.busy, 0, 'workers released');
-    assert.ok(Date.now() - t0 < 5000);
     // The pool still works afterwards.
     const again = await hashInput(randomBytes(2 << 20), { whole: ['md5'], pool, inlineThreshold: 0 });
     assert.equal(again.files[0]!.size, 2 << 20);
