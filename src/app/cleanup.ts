@@ -15,6 +15,7 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Config } from '../config/config.js';
 import type { AppContext } from './context.js';
 import { recoverJournal } from '../modules/seeds/sidecars/journal.js';
 import { lastChange } from '../modules/storages/drivers/local.js';
@@ -34,16 +35,9 @@ export interface CleanupSummary {
   spool: string[];
 }
 
-function envMs(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const v = Number(env[name]);
-  return env[name] !== undefined && env[name] !== '' && Number.isFinite(v) && v >= 0 ? v : fallback;
-}
-
-export function cleanupAgesFromEnv(env: NodeJS.ProcessEnv = process.env): CleanupAges {
-  return {
-    tempMs: envMs('FERRY_STALE_TEMP_MS', 10 * 60_000, env),
-    multipartMs: envMs('FERRY_STALE_MULTIPART_MS', 60 * 60_000, env),
-  };
+/** The ages from the configuration (FERRY_STALE_TEMP_MS, FERRY_STALE_MULTIPART_MS). */
+export function cleanupAges(config: Config): CleanupAges {
+  return { tempMs: config.staleTempMs, multipartMs: config.staleMultipartMs };
 }
 
 /** Payloads of every task that has not finished (their spool files must stay). */
@@ -73,7 +67,7 @@ async function cleanSpool(ctx: AppContext, before: number, signal: AbortSignal):
 }
 
 /** Runs the cleanup once; failures of one storage are reported and do not stop the others. */
-export async function runStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAgesFromEnv(), signal: AbortSignal = new AbortController().signal): Promise<CleanupSummary> {
+export async function runStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAges(ctx.config), signal: AbortSignal = new AbortController().signal): Promise<CleanupSummary> {
   const now = Date.now();
   const summary: CleanupSummary = { storages: [], spool: [] };
   for (const m of ctx.storages.list()) {
@@ -110,7 +104,7 @@ export async function settleInterruptedCommits(ctx: AppContext): Promise<void> {
 const running = new WeakMap<AppContext, { abort: AbortController; done: Promise<void> }>();
 
 /** Starts the cleanup in the background; logs each removal and a final `startup cleanup done`. */
-export function startStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAgesFromEnv()): void {
+export function startStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAges(ctx.config)): void {
   if (running.has(ctx)) return;
   const abort = new AbortController();
   const log = ctx.logger;

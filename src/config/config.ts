@@ -25,6 +25,16 @@ export interface Config {
   logLevel: string;
   /** FERRY_JWT_SECRET: overrides the key in `<dataDir>/secret`. */
   jwtSecret: string | null;
+  /** FERRY_HEADERS_TIMEOUT_MS: a request's headers must be complete within this time (else 408 and close). */
+  headersTimeoutMs: number;
+  /** FERRY_BODY_IDLE_TIMEOUT_MS: a request body that sends nothing for this long is cut off (0 = never). Not a total limit. */
+  bodyIdleTimeoutMs: number;
+  /** FERRY_EVENT_LOOP_STATS: log event-loop delay percentiles when the server closes. */
+  eventLoopStats: boolean;
+  /** FERRY_STALE_TEMP_MS: start-up cleanup removes temp/spool files not written for this long. */
+  staleTempMs: number;
+  /** FERRY_STALE_MULTIPART_MS: start-up cleanup aborts S3 multipart uploads without a new part for this long. */
+  staleMultipartMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -48,6 +58,16 @@ function parsePort(v: string, name: string, problems: string[]): number {
   if (!/^\d+$/.test(v) || n < 0 || n > 65535) {
     problems.push(`${name} must be a port number 0-65535, got ${JSON.stringify(v)}`);
     return 0;
+  }
+  return n;
+}
+
+function parseMs(v: string | undefined, name: string, fallback: number, min: number, problems: string[]): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || !Number.isSafeInteger(n)) {
+    problems.push(`${name} must be a whole number of milliseconds (at least ${min}), got ${JSON.stringify(v)}`);
+    return fallback;
   }
   return n;
 }
@@ -78,6 +98,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.FERRY_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`FERRY_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const trustProxy = parseBool(env.FERRY_TRUST_PROXY, 'FERRY_TRUST_PROXY', problems);
+  const headersTimeoutMs = parseMs(env.FERRY_HEADERS_TIMEOUT_MS, 'FERRY_HEADERS_TIMEOUT_MS', 60_000, 100, problems);
+  const bodyIdleTimeoutMs = parseMs(env.FERRY_BODY_IDLE_TIMEOUT_MS, 'FERRY_BODY_IDLE_TIMEOUT_MS', 60_000, 0, problems);
+  const eventLoopStats = parseBool(env.FERRY_EVENT_LOOP_STATS, 'FERRY_EVENT_LOOP_STATS', problems);
+  const staleTempMs = parseMs(env.FERRY_STALE_TEMP_MS, 'FERRY_STALE_TEMP_MS', 10 * 60_000, 0, problems);
+  const staleMultipartMs = parseMs(env.FERRY_STALE_MULTIPART_MS, 'FERRY_STALE_MULTIPART_MS', 60 * 60_000, 0, problems);
   if (problems.length) throw new ConfigError(problems);
   return {
     dataDir: resolve(env.FERRY_DATA_DIR || './data'),
@@ -90,5 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     logLevel,
     jwtSecret: env.FERRY_JWT_SECRET || null,
+    headersTimeoutMs,
+    bodyIdleTimeoutMs,
+    eventLoopStats,
+    staleTempMs,
+    staleMultipartMs,
   };
 }

@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import { sql } from 'kysely';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app/context.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
@@ -27,17 +28,77 @@ import { validatorCompiler } from './validation.js';
 /** Largest JSON body accepted (uploads stream separately and are not bound by this). */
 export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * Slow bodies (slowloris): while a request body is arriving, its connection is cut after
+ * `ms` without a byte (the upload aborts and cleans up). Only inactivity counts: a 1 GiB
+ * upload may take as long as it needs. The socket's own timeout is restored at the body's end.
+ */
+function installBodyIdleTimeout(app: HttpApp, ms: number): void {
+  if (ms <= 0) return;
+  app.addHook('onRequest', async (req) => {
+    const raw = req.raw;
+    const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
+    if (!hasBody || raw.complete) return;
+    const socket = raw.socket;
+    // light-my-request's fake socket (app.inject) has no timeouts: nothing to guard there
+    if (typeof socket?.setTimeout !== 'function') return;
+    socket.setTimeout(ms); // on expiry, with no 'timeout' listener, node:http destroys the socket
+    const restore = () => {
+      if (!socket.destroyed) socket.setTimeout(app.server.timeout);
+    };
+    raw.once('end', restore);
+    raw.once('close', restore);
+  });
+}
+
+/**
+ * An error sent before a chunked or over-limit body was read closes the connection: keeping it
+ * open would make node:http read (and discard) the rest of that body, whatever its size.
+ */
+function installCloseOnUnreadBody(app: HttpApp): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    const raw = req.raw;
+    if (reply.statusCode < 400 || raw.complete) return payload;
+    if (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > JSON_BODY_LIMIT) reply.header('connection', 'close');
+    return payload;
+  });
+}
+
+/**
+ * FERRY_EVENT_LOOP_STATS: event-loop delay percentiles (ms) logged when the server closes.
+ * The histogram records the time between 10 ms samples; the sampling interval is taken off.
+ */
+function installEventLoopStats(app: HttpApp, logger: AppContext['logger']): void {
+  const RESOLUTION_MS = 10;
+  const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  h.enable();
+  app.addHook('onClose', async () => {
+    h.disable();
+    const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4 - RESOLUTION_MS * 100) / 100);
+    logger.info(
+      { event_loop_delay_ms: { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p90: ms(h.percentile(90)), p99: ms(h.percentile(99)), max: ms(h.max) }, samples: h.count },
+      'event loop delay',
+    );
+  });
+}
+
 export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     trustProxy: ctx.config.trustProxy,
     bodyLimit: JSON_BODY_LIMIT,
+    // No total request time limit (large uploads); slow headers time out, slow bodies idle out.
+    requestTimeout: 0,
+    http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(ctx.config.headersTimeoutMs / 4))) },
     logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
     ajv: { customOptions: { coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   installErrorMapper(app, () => ctx.settings.getBool('api_errors_http_200'));
   installAuthHook(app, ctx.auth);
+  installBodyIdleTimeout(app, ctx.config.bodyIdleTimeoutMs);
+  installCloseOnUnreadBody(app);
+  if (ctx.config.eventLoopStats) installEventLoopStats(app, ctx.logger);
 
   await app.register(swagger, {
     openapi: {

@@ -12,6 +12,7 @@ import {
   canonicalizeSeed,
   formatSeedTime,
   isHex,
+  seedNameProblem,
   validateSeed,
 } from './model.js';
 import type { Seed, SeedFile } from './model.js';
@@ -94,7 +95,8 @@ export interface EncodeCasOptions extends EncodeOptions {
 export function buildCasPayload(seed: Seed, opts: EncodeCasOptions = {}): CasPayload {
   const s = seedToJson(seed, opts);
   const now = opts.now ?? new Date();
-  if (s.files.length === 1) {
+  // One file: the legacy form named by its base name, unless that is no valid seed name (e.g. " ").
+  if (s.files.length === 1 && seedNameProblem(baseName(s.files[0]!.path)) === null) {
     const f = s.files[0]!;
     return casEntry(f, 0, s.piece_size, baseName(f.path), now);
   }

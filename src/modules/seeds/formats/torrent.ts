@@ -157,7 +157,10 @@ export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buff
   }
   files = reconcileSha1(files, stream, ordered.piece_size);
   const full: Seed = { ...ordered, files };
-  const single = files.length === 1 && opts.layout !== 'multi' ? files[0]! : undefined;
+  // One file is named by its base name; a base name that is no valid torrent name (e.g. " ")
+  // takes the multi-file layout instead, or the torrent could not be read back.
+  const only = files.length === 1 && opts.layout !== 'multi' ? files[0]! : undefined;
+  const single = only && seedNameProblem(only.path.slice(only.path.lastIndexOf('/') + 1)) === null ? only : undefined;
   const info: Record<string, BencodeInput> = { name: single ? single.path.slice(single.path.lastIndexOf('/') + 1) : full.name, 'piece length': full.piece_size, pieces: stream };
   if (single) info.length = single.size;
   else info.files = files.map((f) => ({ length: f.size, path: f.path.split('/') }));
