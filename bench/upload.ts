@@ -2,8 +2,8 @@
 // without all three sidecars (X-Seed-Sidecars: oss,torrent,cas and every whole + piece hash),
 // against two limits measured in the same run:
 //   - the hashing limit: Ferry's hashing engine alone over the same file with the same selection
-//     (md5+sha1+sha256 whole and 10 MiB pieces, plus the torrent piece stream) — the most an
-//     upload with sidecars can do on this machine;
+//     (md5+sha1+sha256 whole and 10 MiB pieces; a single file's torrent pieces are its sha1
+//     pieces) — the most an upload with sidecars can do on this machine;
 //   - the transport limit: the same `curl -T` into a Node server that discards the body.
 // While the sidecar upload runs, the server's RSS is sampled every 100 ms and `GET /api/me` is
 // timed back to back (p99 reported).
@@ -76,7 +76,7 @@ export async function run(args: string[]): Promise<void> {
 
     for (let round = 1; round <= repeat; round++) {
       const hashing = await timeIt(() =>
-        hashInput(src, { whole: ['md5', 'sha1', 'sha256'], pieces: ['md5', 'sha1', 'sha256'], pieceSize: 10 * MiB, torrentPieceSize: 10 * MiB, pool }),
+        hashInput(src, { whole: ['md5', 'sha1', 'sha256'], pieces: ['md5', 'sha1', 'sha256'], pieceSize: 10 * MiB, pool }),
       );
       const transport = await timeIt(() => curlPut(sink.url, src, []));
       const plain = await timeIt(() => curlPut(`${server.url}/api/fs/put`, src, [auth, `File-Path: /plain-${round}.bin`]));

@@ -90,7 +90,9 @@ function seedFile(name: string, r: HashResult, plan: SidecarPlan, mtime: Date | 
 function encodeSidecars(ctx: AppContext, name: string, r: HashResult, plan: SidecarPlan, mtime: Date | undefined): { format: SeedFormat; data: Buffer }[] {
   try {
     const seed = createSeed({ name, files: [seedFile(name, r, plan, mtime)], createdBy: `Ferry ${ctx.version}`, pieceSize: plan.pieceSize, trackers: plan.trackers });
-    const pieces = r.torrentPieces ? { pieceSize: plan.pieceSize, hashes: r.torrentPieces } : undefined;
+    // One file: its BitTorrent piece stream is exactly its per-file SHA-1 pieces (same piece size).
+    const sha1 = r.files[0]?.pieces?.sha1;
+    const pieces = plan.formats.includes('torrent') && sha1 ? { pieceSize: plan.pieceSize, hashes: Buffer.concat(sha1.map((h) => Buffer.from(h, 'hex'))) } : undefined;
     return plan.formats.map((format) => ({ format, data: encodeSeed(seed, format, { pieces, layout: 'auto' }) }));
   } catch (e) {
     throw badRequest(`generate seed sidecar: ${e instanceof Error ? e.message : String(e)}`);
@@ -112,9 +114,9 @@ export async function storeWithSidecars(
   const m = plan.matrix;
   const hasher = createHasher({
     whole: HASH_ALGORITHMS,
+    // torrent forces sha1 pieces (normalizeHashMatrix): no separate torrent piece lane is needed
     pieces: HASH_ALGORITHMS.filter((a) => m[a].pieces),
     pieceSize: plan.pieceSize,
-    torrentPieceSize: plan.formats.includes('torrent') ? plan.pieceSize : undefined,
     expectedSize: up.size,
   });
   // The hasher computes every whole digest the driver would: the driver hashes nothing itself.
