@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { requireCommand, run } from '../support/commands.js';
 import { api } from '../support/process.js';
-import { DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
+import { assertFits, DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
 
 /** The TOTP code of the next 30 s step: still accepted (±1 step) and never the one just used. */
 const nextCode = (secret: string) => run('oathtool', ['--totp', '-b', secret, '-N', 'now + 30 seconds']).trim();
@@ -56,6 +56,7 @@ describe('web UI: login and account', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByLabel('One-time code').waitFor();
     await screenshot(page, 'login-2fa-phone');
+    await assertFits(page, 'login with 2FA at phone size');
     await page.getByLabel('One-time code').fill('000000');
     await page.getByRole('button', { name: 'Verify and sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'not valid' }).waitFor();
@@ -130,6 +131,7 @@ describe('web UI: login and account', () => {
     await page.goto('/account');
     await page.getByRole('heading', { name: 'SSH keys' }).waitFor();
     await screenshot(page, 'account-phone');
+    await assertFits(page, 'account at phone size');
     await page.close();
   });
 

@@ -1,11 +1,15 @@
-/** Admin pages in Chromium: create/edit/delete a user with named permissions, add a local storage from the driver form, save settings. */
+/**
+ * Admin pages in Chromium: create/edit/delete a user with named permissions, cancel a user's 2FA,
+ * add a local storage from the driver form and edit it, save settings.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { requireCommand, run } from '../support/commands.js';
 import { api } from '../support/process.js';
-import { DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
+import { assertFits, DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
 
 describe('web UI: admin', () => {
   let app: App;
@@ -63,6 +67,40 @@ describe('web UI: admin', () => {
     assert.equal(await page.getByRole('button', { name: 'Delete admin' }).count(), 0, 'admin cannot be deleted');
   });
 
+  test('cancel 2FA of a user: asked first, then the badge goes and the password alone signs in', async () => {
+    requireCommand('oathtool', 'oathtool');
+    const page = app.page;
+    const created = await api(app.url, 'POST', '/api/admin/user/create', { token, body: { username: 'dave', password: 'dave-pw', base_path: '/', permission: 0 } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const daveLogin = () => api(app.url, 'POST', '/api/auth/login', { body: { username: 'dave', password: 'dave-pw' } });
+    const dave = (await daveLogin()).body.data.token as string;
+    const secret = (await api(app.url, 'POST', '/api/auth/2fa/generate', { token: dave })).body.data.secret as string;
+    const code = run('oathtool', ['--totp', '-b', secret]).trim();
+    assert.equal((await api(app.url, 'POST', '/api/auth/2fa/verify', { token: dave, body: { code, secret } })).status, 200);
+    assert.equal((await daveLogin()).status, 402, 'with 2FA on, the password alone is not enough');
+    const users = (await api(app.url, 'GET', '/api/admin/user/list', { token })).body.data.content as { id: number; username: string }[];
+    const id = users.find((u) => u.username === 'dave')!.id;
+    const otp = async () => (await api(app.url, 'GET', '/api/admin/user/get?id=' + id, { token })).body.data.otp as boolean;
+
+    await page.goto('/admin/users'); // afresh: dave was made over the API
+    const row = page.locator('tr[data-user="dave"]');
+    await row.getByText('2FA', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Cancel 2FA of admin' }).count(), 0, 'offered only where 2FA is on');
+
+    const confirm = page.getByRole('dialog', { name: 'Turn off 2FA for “dave”?' });
+    await row.getByRole('button', { name: 'Cancel 2FA of dave' }).click();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal(await otp(), true, 'dismissing the question changes nothing');
+
+    await row.getByRole('button', { name: 'Cancel 2FA of dave' }).click();
+    await confirm.getByRole('button', { name: 'Turn off' }).click();
+    await row.getByRole('button', { name: 'Cancel 2FA of dave' }).waitFor({ state: 'detached' });
+    assert.equal(await row.getByText('2FA', { exact: true }).count(), 0, 'the 2FA badge is gone');
+    assert.equal(await otp(), false);
+    assert.equal((await daveLogin()).status, 200, 'the password alone signs in again');
+  });
+
   test('add a local storage from the driver option form; disable and enable it', async () => {
     const page = app.page;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Storages' }).click();
@@ -86,6 +124,40 @@ describe('web UI: admin', () => {
     await row.getByRole('button', { name: 'Enable /extra' }).click();
     await row.getByText('Working').waitFor();
     await screenshot(page, 'admin-storages-desktop');
+  });
+
+  test('edit a storage: the form starts from its values, the driver is fixed, a bad value saves nothing, options are kept', async () => {
+    const page = app.page;
+    type Row = { id: number; mount_path: string; driver: string; order: number; remark: string; seed_policy: string; addition: string };
+    const stored = async () => ((await api(app.url, 'GET', '/api/admin/storage/list', { token })).body.data.content as Row[]).find((x) => x.mount_path === '/extra')!;
+    const before = await stored();
+    const row = page.locator('tr[data-storage="/extra"]');
+    await row.getByRole('button', { name: 'Edit /extra' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit storage /extra' });
+    assert.equal(await dialog.getByLabel('Mount path').inputValue(), '/extra');
+    assert.equal(await dialog.getByLabel('Seed sidecars on upload').inputValue(), 'on');
+    assert.equal(await dialog.getByLabel(/^root_folder_path/).inputValue(), extra);
+    assert.equal(await dialog.getByLabel('Driver').isDisabled(), true, 'the driver of a storage cannot change');
+
+    await dialog.getByLabel('Remark', { exact: true }).fill('scratch space');
+    await dialog.getByLabel('Order', { exact: true }).fill('first');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('A whole number.').waitFor();
+    assert.deepEqual(await stored(), before, 'nothing is saved while a field is wrong');
+
+    await dialog.getByLabel('Order', { exact: true }).fill('5');
+    await dialog.getByLabel('Seed sidecars on upload').selectOption('off');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row.getByText('scratch space').waitFor();
+    const after = await stored();
+    assert.equal(after.id, before.id, 'the same storage, updated in place');
+    assert.equal(after.driver, 'local');
+    assert.equal(after.remark, 'scratch space');
+    assert.equal(after.order, 5);
+    assert.equal(after.seed_policy, 'off');
+    assert.equal(JSON.parse(after.addition).root_folder_path, extra, 'the driver options are sent back unchanged');
+    await row.getByText('Working').waitFor();
   });
 
   test('settings are grouped with help text; a bad JSON value is refused; a saved title shows in the top bar', async () => {
@@ -116,6 +188,7 @@ describe('web UI: admin', () => {
         await page.goto(path);
         await page.locator(ready).waitFor();
         await screenshot(page, `${path.slice(1).replace('/', '-')}-${name}`);
+        await assertFits(page, `${path} (${name})`);
       }
       await page.close();
     }

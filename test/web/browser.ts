@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { api, ROOT, startServer, type ServerProcess } from '../support/process.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -131,4 +131,78 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = join(RESULTS_DIR, `${name.replace(/[^\w.-]+/g, '-')}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * What sticks out sideways on the current page: elements whose right edge passes the content
+ * box of the card, table or dialog holding them (or the viewport), and the page scrolling sideways.
+ * Tables (`.table-wrap`) must fit without scrolling sideways; other scrolling or clipping boxes
+ * (the tab strip) are their own business.
+ * Returns at most 10 descriptions, `[]` when everything fits.
+ */
+export async function overflowReport(page: Page): Promise<string[]> {
+  // A string, not a function: tsx would wrap a function's inner helpers in a `__name` the page lacks.
+  return page.evaluate(OVERFLOW_SCRIPT) as Promise<string[]>;
+}
+
+const OVERFLOW_SCRIPT = `(() => {
+  const vw = document.documentElement.clientWidth;
+  const found = [];
+  const clipped = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX !== 'visible') return true;
+    }
+    return false;
+  };
+  const describe = (el) => {
+    const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+    const cls = typeof el.className === 'string' && el.className ? ' class="' + el.className + '"' : '';
+    return '<' + el.tagName.toLowerCase() + cls + '> “' + text + '”';
+  };
+  if (document.documentElement.scrollWidth > vw + 1) found.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + 'px > ' + vw + 'px');
+  for (const t of document.querySelectorAll('.table-wrap')) {
+    if (t.scrollWidth > t.clientWidth + 1) found.push(describe(t.querySelector('thead') || t) + ' is a table wider than its box: ' + t.scrollWidth + 'px > ' + t.clientWidth + 'px');
+  }
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || el.closest('.sr-only')) continue;
+    const box = el.parentElement && el.parentElement.closest('.card, .table-wrap, dialog');
+    let limit = vw;
+    if (box) {
+      const cs = getComputedStyle(box);
+      limit = box.getBoundingClientRect().right - parseFloat(cs.paddingRight) - parseFloat(cs.borderRightWidth);
+    }
+    if (r.right > limit + 1 && !clipped(el)) found.push(describe(el) + ' ends at ' + Math.round(r.right) + 'px, past ' + Math.round(limit) + 'px');
+    if (found.length >= 10) break;
+  }
+  return found;
+})()`;
+
+/** Presses Tab (Shift+Tab with `back`) until `target` has the focus; fails after `max` presses. */
+export async function tabTo(page: Page, target: Locator, opts: { back?: boolean; max?: number } = {}): Promise<void> {
+  const max = opts.max ?? 60;
+  const key = opts.back ? 'Shift+Tab' : 'Tab';
+  for (let i = 0; i <= max; i++) {
+    if (await isFocused(target)) return;
+    await page.keyboard.press(key);
+  }
+  throw new Error(`${target.toString()} did not get the focus in ${max} presses of ${key}`);
+}
+
+/** Whether `target` is the focused element. */
+export function isFocused(target: Locator): Promise<boolean> {
+  return target.evaluate((el) => el === el.ownerDocument.activeElement);
+}
+
+/** A short description of the focused element (for assertion messages). */
+export function focusedName(page: Page): Promise<string> {
+  return page.evaluate(
+    '(() => { const e = document.activeElement; return e ? e.tagName.toLowerCase() + " " + (e.getAttribute("aria-label") || e.textContent || "").trim().slice(0, 40) : "none"; })()',
+  ) as Promise<string>;
+}
+
+/** Fails, listing them, when things stick out sideways on the page (see `overflowReport`). */
+export async function assertFits(page: Page, what: string): Promise<void> {
+  const found = await overflowReport(page);
+  if (found.length > 0) throw new Error(`${what}: content sticks out sideways:\n${found.join('\n')}`);
 }

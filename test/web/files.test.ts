@@ -1,21 +1,18 @@
 /**
  * The files page in Chromium against the built server: upload with progress to 100% and all
- * three sidecars, mkdir / rename / copy / delete, share links, download links, seed preview route.
+ * three sidecars, mkdir / rename / copy / move / delete, share links, download links, seed preview route.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
-import { DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
+import { assertFits, DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
+import { listNames } from './seeds-support.js';
 
 describe('web UI: files', () => {
   let app: App;
   let token: string;
-  const list = async (path: string): Promise<string[]> => {
-    const r = await api(app.url, 'POST', '/api/fs/list', { token, body: { path } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return (r.body.data.content ?? []).map((o: { name: string }) => o.name).sort();
-  };
+  const list = (path: string) => listNames(app, token, path);
 
   before(async () => {
     app = await openApp();
@@ -137,12 +134,43 @@ describe('web UI: files', () => {
     await page.waitForURL((u) => u.pathname === '/preview' && u.searchParams.get('path') === '/big.bin.oss');
   });
 
+  test('move into a folder through the picker: the entry leaves this folder and lands there', async () => {
+    const page = app.page;
+    const selection = page.getByRole('toolbar', { name: 'Selection' });
+    await page.goto('/files/');
+    await page.locator('tr[data-name="renamed.cas"]').waitFor();
+
+    // A folder cannot be moved into itself: the picker offers it disabled.
+    await page.getByLabel('Select docs').check();
+    await selection.getByRole('button', { name: 'Move' }).click();
+    let dialog = page.getByRole('dialog', { name: 'Move “docs”' });
+    assert.equal(await dialog.getByRole('button', { name: /docs/ }).isDisabled(), true);
+    assert.equal(await dialog.getByRole('button', { name: 'Move here' }).isDisabled(), true, 'its own folder is no destination');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByLabel('Select docs').uncheck();
+
+    await page.getByLabel('Select renamed.cas').check();
+    await selection.getByRole('button', { name: 'Move' }).click();
+    dialog = page.getByRole('dialog', { name: 'Move “renamed.cas”' });
+    await dialog.getByRole('button', { name: /docs/ }).click();
+    await dialog.getByRole('navigation', { name: 'Breadcrumb' }).getByText('docs').waitFor();
+    await dialog.getByRole('button', { name: 'Move here' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('tr[data-name="renamed.cas"]').waitFor({ state: 'detached' });
+    assert.deepEqual(await list('/'), ['big.bin', 'big.bin.oss', 'docs'], 'gone from here');
+    assert.deepEqual(await list('/docs'), ['note é.txt', 'renamed.cas'], 'and there, once');
+    const moved = await fetch(app.url + '/d/docs/renamed.cas');
+    assert.equal(moved.status, 200);
+  });
+
   test('screenshots of the files page at both viewports', async () => {
     for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
       const page = await app.newPage(viewport);
       await login(page, 'admin', app.adminPassword);
       await page.locator('tr[data-name="big.bin"]').waitFor();
       await screenshot(page, `files-${name}`);
+      await assertFits(page, `files (${name})`);
       await page.close();
     }
   });

@@ -10,7 +10,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { after, before, describe, test } from 'node:test';
 import { cephForThisFile, s3Addition, type CephS3 } from '../support/ceph.js';
 import { login, openApp, type App } from './browser.js';
-import { apiOk, requireSeedEndpoints, shot } from './seeds-support.js';
+import { apiOk, listNames, requireSeedEndpoints, shot } from './seeds-support.js';
 
 const { ceph, s3 } = cephForThisFile();
 
@@ -20,7 +20,7 @@ describe('web UI: seed wizard on a storage that cannot stream', () => {
   let c: CephS3;
   const prefix = `web-np-${randomBytes(4).toString('hex')}`;
   const body = randomBytes(150_000);
-  const list = async (path: string) => ((await apiOk(app, token, '/api/fs/list', { path })).content ?? []).map((o: { name: string }) => o.name).sort();
+  const list = (path: string) => listNames(app, token, path);
 
   before(async () => {
     c = await ceph();

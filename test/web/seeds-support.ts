@@ -1,5 +1,5 @@
 /**
- * Setup helpers for the seed and task browser tests: files over the API (with sidecars),
+ * Setup helpers for the browser tests: files over the API (with sidecars), folder listings,
  * settings, coreutils digests, and a check that the seed endpoints the UI calls exist.
  */
 import assert from 'node:assert/strict';
@@ -36,6 +36,12 @@ export async function apiOk<T = any>(app: App, token: string, path: string, body
   const r = await api(app.url, 'POST', path, { token, body });
   assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
   return r.body.data as T;
+}
+
+/** The names in the folder `path`, sorted (`/api/fs/list`). */
+export async function listNames(app: App, token: string, path: string): Promise<string[]> {
+  const data = await apiOk<{ content: { name: string }[] | null }>(app, token, '/api/fs/list', { path });
+  return (data.content ?? []).map((o) => o.name).sort();
 }
 
 /** What `md5sum` / `sha1sum` / `sha256sum` print for `data`. */

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
-import { DESKTOP, login, openApp, PHONE, type App } from './browser.js';
-import { ALL_SIX, apiOk, coreutils, MiB, putFile, requireSeedEndpoints, setSettings, shot, shownHash } from './seeds-support.js';
+import { assertFits, DESKTOP, login, openApp, PHONE, type App } from './browser.js';
+import { ALL_SIX, apiOk, coreutils, listNames, MiB, putFile, requireSeedEndpoints, setSettings, shot, shownHash } from './seeds-support.js';
 
 const TRACKERS = ['http://tracker.example.org:6969/announce', 'udp://tracker.example.net:1337'];
 const previewUrl = (p: string) => `/preview?path=${encodeURIComponent(p)}`;
@@ -22,7 +22,7 @@ describe('web UI: seed wizard and unified preview', () => {
   const sums = coreutils(clip);
   const firstPiece = coreutils(clip.subarray(0, 10 * MiB));
   const parse = (path: string) => apiOk(app, token, '/api/fs/seed/parse', { path });
-  const list = async (path: string) => ((await apiOk(app, token, '/api/fs/list', { path })).content ?? []).map((o: { name: string }) => o.name).sort();
+  const list = (path: string) => listNames(app, token, path);
 
   before(async () => {
     app = await openApp();
@@ -256,15 +256,18 @@ describe('web UI: seed wizard and unified preview', () => {
       await page.goto(`/seeds/new?path=${encodeURIComponent('/media/clip.bin')}`);
       await page.getByRole('form', { name: 'Seed wizard' }).waitFor();
       await shot(page, `seed-wizard-${name}`);
+      await assertFits(page, `the wizard (${name})`);
       await page.goto(previewUrl('/media/bundle.cas'));
       await page.getByRole('heading', { name: 'Conversions' }).waitFor();
       await page.getByRole('button', { name: /clip\.bin/ }).first().click();
       await shot(page, `seed-preview-${name}`);
+      await assertFits(page, `the preview (${name})`);
       // Keyboard: the first file row's toggle is reachable and operable without a mouse.
       const toggle = page.getByRole('button', { name: /notes\.txt/ }).first();
       await toggle.focus();
       await page.keyboard.press('Enter');
       assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      await assertFits(page, `the preview with two files open (${name})`);
       await page.close();
     }
   });

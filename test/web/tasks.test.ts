@@ -9,7 +9,7 @@ import { closeSync, openSync, ftruncateSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
-import { DESKTOP, login, openApp, PHONE, type App } from './browser.js';
+import { assertFits, DESKTOP, login, openApp, PHONE, type App } from './browser.js';
 import { apiOk, MiB, putFile, requireSeedEndpoints, setSettings, shot } from './seeds-support.js';
 
 const GiB = 1024 * MiB;
@@ -99,6 +99,7 @@ describe('web UI: tasks panel', () => {
       await page.goto('/tasks');
       await page.getByRole('list', { name: 'Finished tasks' }).waitFor();
       await shot(page, `tasks-${name}`);
+      await assertFits(page, `tasks (${name})`);
       await page.close();
     }
   });

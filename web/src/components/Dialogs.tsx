@@ -1,11 +1,12 @@
 /**
  * Promise-based dialogs. `const { confirm, prompt } = useDialogs();`
- *  - `await confirm({ title, message, confirmLabel, danger })` → boolean
+ *  - `await confirm({ title, message, confirmLabel, danger })` → boolean (opens with the focus on
+ *    the confirm button, or on Cancel when `danger`: Enter alone never destroys anything)
  *  - `await prompt({ title, label, initial, confirmLabel, validate })` → string | null
  *    (`validate` returns an inline error message or null).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { Modal } from './Modal.js';
+import { Modal, ModalActions } from './Modal.js';
 import { TextField } from './Field.js';
 
 export interface ConfirmOptions {
@@ -44,28 +45,19 @@ export function DialogProvider({ children }: { children: ReactNode }) {
   const confirm = useCallback((o: ConfirmOptions) => new Promise<boolean>((resolve) => setPending({ kind: 'confirm', o, resolve })), []);
   const prompt = useCallback((o: PromptOptions) => new Promise<string | null>((resolve) => setPending({ kind: 'prompt', o, resolve })), []);
   const value = useMemo(() => ({ confirm, prompt }), [confirm, prompt]);
+  /** Closes the dialog, then answers the caller's promise. */
+  const settle =
+    <T,>(resolve: (v: T) => void) =>
+    (v: T) => {
+      setPending(null);
+      resolve(v);
+    };
 
   return (
     <DialogContext.Provider value={value}>
       {children}
-      {pending?.kind === 'confirm' && (
-        <ConfirmDialog
-          o={pending.o}
-          done={(v) => {
-            setPending(null);
-            pending.resolve(v);
-          }}
-        />
-      )}
-      {pending?.kind === 'prompt' && (
-        <PromptDialog
-          o={pending.o}
-          done={(v) => {
-            setPending(null);
-            pending.resolve(v);
-          }}
-        />
-      )}
+      {pending?.kind === 'confirm' && <ConfirmDialog o={pending.o} done={settle(pending.resolve)} />}
+      {pending?.kind === 'prompt' && <PromptDialog o={pending.o} done={settle(pending.resolve)} />}
     </DialogContext.Provider>
   );
 }
@@ -77,16 +69,7 @@ function ConfirmDialog({ o, done }: { o: ConfirmOptions; done: (v: boolean) => v
       title={o.title}
       onClose={() => done(false)}
       onSubmit={() => done(true)}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={() => done(false)}>
-            Cancel
-          </button>
-          <button type="submit" className={o.danger ? 'btn btn-danger' : 'btn btn-primary'} autoFocus>
-            {o.confirmLabel ?? 'OK'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={() => done(false)} submitLabel={o.confirmLabel ?? 'OK'} danger={o.danger} focus={o.danger ? 'cancel' : 'submit'} />}
     >
       <div className="confirm-message">{o.message}</div>
     </Modal>
@@ -116,16 +99,7 @@ function PromptDialog({ o, done }: { o: PromptOptions; done: (v: string | null) 
       title={o.title}
       onClose={() => done(null)}
       onSubmit={submit}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={() => done(null)}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary">
-            {o.confirmLabel ?? 'OK'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={() => done(null)} submitLabel={o.confirmLabel ?? 'OK'} />}
     >
       <TextField
         label={o.label}

@@ -1,7 +1,8 @@
 /**
  * Labelled form controls with hint and inline error, all keyboard-accessible:
  * `<TextField label value onChange error hint type …/>`, `<TextArea …/>`, `<SelectField options …/>`,
- * `<CheckboxField label checked onChange hint/>`.
+ * `<CheckboxField label checked onChange hint/>`. `<FieldFrame>` is the shared wrapper (label,
+ * hint, error and the ids that tie them to the control) for controls of one's own.
  */
 import { useId, type InputHTMLAttributes, type ReactNode, type Ref, type TextareaHTMLAttributes } from 'react';
 
@@ -9,6 +10,13 @@ interface Common {
   label: ReactNode;
   hint?: ReactNode;
   error?: string | null;
+}
+
+/** What a control inside `<FieldFrame>` spreads onto itself. */
+export interface ControlProps {
+  id: string;
+  'aria-invalid'?: true;
+  'aria-describedby'?: string;
 }
 
 function Messages({ id, hint, error }: { id: string; hint?: ReactNode; error?: string | null }) {
@@ -28,8 +36,26 @@ function Messages({ id, hint, error }: { id: string; hint?: ReactNode; error?: s
   );
 }
 
-const describedBy = (id: string, hint: unknown, error: unknown) =>
-  [hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
+/** `<div class="field">`: the label, the control (`children(props)`), hint and error, then `after`. */
+export function FieldFrame({
+  label,
+  hint,
+  error,
+  className,
+  after,
+  children,
+}: Common & { className?: string; after?: ReactNode; children: (control: ControlProps) => ReactNode }) {
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={className ? `field ${className}` : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      <Messages id={id} hint={hint} error={error} />
+      {after}
+    </div>
+  );
+}
 
 export function TextField({
   label,
@@ -40,21 +66,10 @@ export function TextField({
   inputRef,
   ...rest
 }: Common & { value: string; onChange: (v: string) => void; inputRef?: Ref<HTMLInputElement> } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        ref={inputRef}
-        id={id}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...rest}
-      />
-      <Messages id={id} hint={hint} error={error} />
-    </div>
+    <FieldFrame label={label} hint={hint} error={error}>
+      {(control) => <input ref={inputRef} {...control} value={value} onChange={(e) => onChange(e.target.value)} {...rest} />}
+    </FieldFrame>
   );
 }
 
@@ -66,20 +81,10 @@ export function TextArea({
   onChange,
   ...rest
 }: Common & { value: string; onChange: (v: string) => void } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'value' | 'onChange'>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea
-        id={id}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...rest}
-      />
-      <Messages id={id} hint={hint} error={error} />
-    </div>
+    <FieldFrame label={label} hint={hint} error={error}>
+      {(control) => <textarea {...control} value={value} onChange={(e) => onChange(e.target.value)} {...rest} />}
+    </FieldFrame>
   );
 }
 
@@ -92,22 +97,21 @@ export function SelectField({
   options,
   disabled,
 }: Common & { value: string; onChange: (v: string) => void; options: readonly (string | { value: string; label: string })[]; disabled?: boolean }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} aria-describedby={describedBy(id, hint, error)}>
-        {options.map((o) => {
-          const v = typeof o === 'string' ? o : o.value;
-          return (
-            <option key={v} value={v}>
-              {typeof o === 'string' ? o : o.label}
-            </option>
-          );
-        })}
-      </select>
-      <Messages id={id} hint={hint} error={error} />
-    </div>
+    <FieldFrame label={label} hint={hint} error={error}>
+      {(control) => (
+        <select {...control} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+          {options.map((o) => {
+            const v = typeof o === 'string' ? o : o.value;
+            return (
+              <option key={v} value={v}>
+                {typeof o === 'string' ? o : o.label}
+              </option>
+            );
+          })}
+        </select>
+      )}
+    </FieldFrame>
   );
 }
 

@@ -1,7 +1,9 @@
 /**
- * A modal dialog on the native <dialog> (focus trap, Escape to close).
+ * A modal dialog on the native <dialog> (focus trap, Escape to close; it opens with the focus on
+ * its first field or `[data-autofocus]` element, and gives the focus back to the opener on close).
  * `<Modal open title="…" onClose={…} footer={<buttons/>}>body</Modal>`; wrap a form with
- * `as="form"` + `onSubmit` so Enter submits.
+ * `as="form"` + `onSubmit` so Enter submits; `footer={<ModalActions onCancel submitLabel/>}` is the
+ * usual Cancel + submit pair.
  */
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from 'react';
 
@@ -20,10 +22,23 @@ export function Modal({ open, title, onClose, children, footer, onSubmit, wide }
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
 
+  // Closing hands the focus back to what had it before (the button that opened the dialog).
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement;
+    return () => {
+      if (before instanceof HTMLElement && before.isConnected) before.focus();
+    };
+  }, [open]);
+
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
+    if (open && !d.open) {
+      d.showModal();
+      // The first field, or the button marked data-autofocus, rather than the close button.
+      (d.querySelector<HTMLElement>('[data-autofocus]') ?? d.querySelector<HTMLElement>('.modal-body :is(input, select, textarea):not(:disabled)'))?.focus();
+    }
     if (!open && d.open) d.close();
   }, [open]);
 
@@ -65,5 +80,31 @@ export function Modal({ open, title, onClose, children, footer, onSubmit, wide }
         inner
       )}
     </dialog>
+  );
+}
+
+/** The footer of a form dialog: Cancel, then the submit button (primary, or danger); `focus` picks the one the dialog opens on. */
+export function ModalActions({
+  onCancel,
+  submitLabel,
+  disabled,
+  danger,
+  focus,
+}: {
+  onCancel: () => void;
+  submitLabel: ReactNode;
+  disabled?: boolean;
+  danger?: boolean;
+  focus?: 'cancel' | 'submit';
+}) {
+  return (
+    <>
+      <button type="button" className="btn" onClick={onCancel} data-autofocus={focus === 'cancel' || undefined}>
+        Cancel
+      </button>
+      <button type="submit" className={danger ? 'btn btn-danger' : 'btn btn-primary'} disabled={disabled} data-autofocus={focus === 'submit' || undefined}>
+        {submitLabel}
+      </button>
+    </>
   );
 }

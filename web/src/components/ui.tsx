@@ -1,4 +1,4 @@
-/** Small shared pieces: page header, spinner, empty state, inline error, copy button. */
+/** Small shared pieces: page header, spinner, empty state, list states, inline error, copy button, badge. */
 import { useState, type ReactNode } from 'react';
 
 export function PageHeader({ title, subtitle, actions }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode }) {
@@ -29,6 +29,25 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       {children && <div className="muted">{children}</div>}
     </div>
   );
+}
+
+/**
+ * A loaded list's states: a spinner while `items` is null (nothing once `failed`), `empty` when
+ * there are none, else `children(items)`.
+ */
+export function ListView<T>({
+  items,
+  failed,
+  empty,
+  children,
+}: {
+  items: readonly T[] | null;
+  failed?: boolean;
+  empty: ReactNode;
+  children: (items: readonly T[]) => ReactNode;
+}) {
+  if (items === null) return failed ? null : <Spinner />;
+  return <>{items.length === 0 ? empty : children(items)}</>;
 }
 
 export function InlineError({ error }: { error: string | null | undefined }) {

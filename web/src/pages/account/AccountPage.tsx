@@ -1,7 +1,8 @@
 /** Account: profile, password, two-factor authentication, SSH keys. */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { api } from '../../api.js';
 import { TextField } from '../../components/Field.js';
+import { useSubmit } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
 import { InlineError, PageHeader } from '../../components/ui.js';
 import { ROLE_NAMES } from '../../lib/permissions.js';
@@ -26,22 +27,15 @@ function ProfileSection() {
   const { me, refreshMe } = useSession();
   const toast = useToast();
   const [username, setUsername] = useState(me!.username);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!username.trim()) return setError('Enter a username.');
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/api/me/update', { username: username.trim() });
       await refreshMe();
       toast.success('Profile saved');
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card" onSubmit={save} noValidate aria-labelledby="profile-title">
@@ -67,22 +61,16 @@ function PasswordSection() {
   const toast = useToast();
   const [pw, setPw] = useState('');
   const [again, setAgain] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     if (pw.length < 1) return setError('Enter a new password.');
     if (pw !== again) return setError('The two passwords differ.');
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/api/me/update', { password: pw });
       toast.success('Password changed. Sign in with the new password.');
       await signOut();
-    } catch (err) {
-      setError(errorMessage(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card" onSubmit={save} noValidate aria-labelledby="password-title">

@@ -1,33 +1,26 @@
 /** Own SSH public keys (for SFTP): list with fingerprint / added / last used, add, delete. */
-import { useCallback, useEffect, useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { useState } from 'react';
+import { api } from '../../api.js';
+import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { TextArea, TextField } from '../../components/Field.js';
+import { useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
-import { EmptyState, InlineError, Spinner } from '../../components/ui.js';
+import { EmptyState, InlineError, ListView } from '../../components/ui.js';
 import { formatDate } from '../../lib/format.js';
 import type { Page, SshKey } from '../../types.js';
+
+const COLUMNS: Column[] = ['Title', 'Fingerprint', { label: 'Added', className: 'hide-sm' }, { label: 'Last used', className: 'hide-sm' }, ACTIONS];
+const fetchKeys = async () => (await api.get<Page<SshKey>>('/api/me/sshkey/list')).content;
 
 export function SshKeysSection() {
   const toast = useToast();
   const { confirm } = useDialogs();
-  const [keys, setKeys] = useState<SshKey[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { data: keys, error: loadError, reload } = useLoader(fetchKeys);
+  const act = useToastAction(reload);
   const [title, setTitle] = useState('');
   const [key, setKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      setKeys((await api.get<Page<SshKey>>('/api/me/sshkey/list')).content);
-      setLoadError(null);
-    } catch (e) {
-      setLoadError(errorMessage(e));
-      setKeys([]);
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
+  const { busy, error, setError, run } = useSubmit();
 
   const add = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -37,62 +30,31 @@ export function SshKeysSection() {
     if (!line) return setError('Paste a public key line (e.g. the contents of ~/.ssh/id_ed25519.pub).');
     if (!t) return setError('Give the key a title.');
     if (t.length > 64) return setError('The title can be at most 64 characters.');
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/api/me/sshkey/add', { title: t, key: line });
       setTitle('');
       setKey('');
       toast.success(`Key “${t}” added`);
-      await load();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+      await reload();
+    });
   };
 
   const remove = async (k: SshKey) => {
     if (!(await confirm({ title: `Delete key “${k.title}”?`, message: 'SFTP logins with this key stop working.', confirmLabel: 'Delete', danger: true }))) return;
-    try {
-      await api.post('/api/me/sshkey/delete', undefined, { query: { id: k.id } });
-      toast.success(`Key “${k.title}” deleted`);
-      await load();
-    } catch (e) {
-      toast.error(e);
-    }
+    await act(() => api.post('/api/me/sshkey/delete', undefined, { query: { id: k.id } }), `Key “${k.title}” deleted`);
   };
 
   return (
     <section className="card" aria-labelledby="keys-title">
       <h2 id="keys-title">SSH keys</h2>
       <p className="muted">Public keys that may sign in over SFTP as you.</p>
-      {keys === null ? (
-        <Spinner />
-      ) : loadError ? (
+      {loadError ? (
         <InlineError error={loadError} />
-      ) : keys.length === 0 ? (
-        <EmptyState title="No SSH keys yet">Add one below to use SFTP without a password.</EmptyState>
       ) : (
-        <div className="table-wrap" style={{ marginBottom: '1rem' }}>
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Fingerprint</th>
-                <th scope="col" className="hide-sm">
-                  Added
-                </th>
-                <th scope="col" className="hide-sm">
-                  Last used
-                </th>
-                <th scope="col" className="actions">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
+        <ListView items={keys} empty={<EmptyState title="No SSH keys yet">Add one below to use SFTP without a password.</EmptyState>}>
+          {(list) => (
+            <DataTable columns={COLUMNS} style={{ marginBottom: '1rem' }}>
+              {list.map((k) => (
                 <tr key={k.id} data-key={k.title}>
                   <td>{k.title}</td>
                   <td className="mono" style={{ overflowWrap: 'anywhere' }}>
@@ -100,16 +62,14 @@ export function SshKeysSection() {
                   </td>
                   <td className="nowrap hide-sm">{formatDate(k.added_time)}</td>
                   <td className="nowrap hide-sm">{k.last_used_time === k.added_time ? 'Never' : formatDate(k.last_used_time)}</td>
-                  <td className="actions">
-                    <button type="button" className="btn btn-small btn-danger" onClick={() => void remove(k)} aria-label={`Delete key ${k.title}`}>
-                      Delete
-                    </button>
-                  </td>
+                  <RowActions>
+                    <RowButton label="Delete" name={`Delete key ${k.title}`} tone="danger" onClick={() => void remove(k)} />
+                  </RowActions>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
+          )}
+        </ListView>
       )}
       <form onSubmit={add} noValidate aria-label="Add an SSH key">
         <h3>Add a key</h3>

@@ -1,7 +1,8 @@
 /** Two-factor authentication: set up (QR code + secret + code → verify) or turn off with a current code. */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { api } from '../../api.js';
 import { TextField } from '../../components/Field.js';
+import { useSubmit } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
 import { Badge, CopyButton, InlineError } from '../../components/ui.js';
 import { useSession } from '../../session.js';
@@ -11,20 +12,7 @@ export function TwoFactorSection() {
   const toast = useToast();
   const [setup, setSetup] = useState<{ qr: string; secret: string } | null>(null);
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, setError, run: act } = useSubmit();
   const validCode = () => {
     if (/^\d{6}$/.test(code.trim())) return true;
     setError('Enter the 6-digit code from your authenticator app.');

@@ -1,8 +1,9 @@
 /** Admin: settings, grouped, each with its help text; saves only what changed (all or nothing on the server). */
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { useEffect, useMemo, useState } from 'react';
+import { api } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { CheckboxField, SelectField, TextArea, TextField } from '../../components/Field.js';
+import { useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
 import { CopyButton, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { useSession } from '../../session.js';
@@ -27,26 +28,18 @@ function problem(s: Setting, v: string): string | null {
   return null;
 }
 
+const fetchSettings = () => api.get<Setting[]>('/api/admin/setting/list');
+
 export function SettingsPage() {
   const toast = useToast();
   const { confirm } = useDialogs();
   const session = useSession();
-  const [settings, setSettings] = useState<Setting[] | null>(null);
+  const { data: settings, error: loadError, reload } = useLoader(fetchSettings);
   const [draft, setDraft] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      const list = await api.get<Setting[]>('/api/admin/setting/list');
-      setSettings(list);
-      setDraft(Object.fromEntries(list.map((s) => [s.key, s.value])));
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
+  const { busy, error, setError, run } = useSubmit();
+  const act = useToastAction(reload);
+  // Every (re)load starts the draft from the stored values.
+  useEffect(() => setDraft(Object.fromEntries((settings ?? []).map((s) => [s.key, s.value]))), [settings]);
 
   const changed = useMemo(() => (settings ?? []).filter((s) => s.key !== 'token' && draft[s.key] !== s.value), [settings, draft]);
   const problems = useMemo(() => Object.fromEntries(changed.map((s) => [s.key, problem(s, draft[s.key] ?? '')]).filter(([, p]) => p)), [changed, draft]);
@@ -58,29 +51,17 @@ export function SettingsPage() {
 
   const save = async () => {
     if (Object.keys(problems).length) return setError('Fix the settings marked below.');
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/api/admin/setting/save', changed.map((s) => ({ key: s.key, value: draft[s.key] ?? '' })));
       toast.success(`Saved ${changed.length} setting${changed.length === 1 ? '' : 's'}`);
-      await load();
+      await reload();
       await session.refreshSettings();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const resetToken = async () => {
     if (!(await confirm({ title: 'Generate a new admin API token?', message: 'Programs using the current token stop working.', confirmLabel: 'Generate', danger: true }))) return;
-    try {
-      await api.post('/api/admin/setting/reset_token');
-      toast.success('New admin API token generated');
-      await load();
-    } catch (e) {
-      toast.error(e);
-    }
+    await act(() => api.post('/api/admin/setting/reset_token'), 'New admin API token generated');
   };
 
   const field = (s: Setting) => {
@@ -120,9 +101,9 @@ export function SettingsPage() {
           </button>
         }
       />
-      <InlineError error={error} />
+      <InlineError error={error ?? loadError} />
       {settings === null
-        ? !error && <Spinner />
+        ? !loadError && <Spinner />
         : groups.map(([group, list]) => (
             <section key={group} className="card" aria-labelledby={`group-${group}`}>
               <h2 id={`group-${group}`}>{GROUPS[group]?.title ?? group}</h2>

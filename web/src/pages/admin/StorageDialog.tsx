@@ -2,7 +2,8 @@
 import { useState } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { CheckboxField, SelectField, TextField } from '../../components/Field.js';
-import { Modal } from '../../components/Modal.js';
+import { useSubmit } from '../../components/hooks.js';
+import { Modal, ModalActions } from '../../components/Modal.js';
 import { InlineError } from '../../components/ui.js';
 import type { DriverInfo, DriverOption, Storage } from '../../types.js';
 
@@ -49,8 +50,7 @@ export function StorageDialog({
   const [disabled, setDisabled] = useState(storage?.disabled ?? false);
   const [values, setValues] = useState<Values>(() => initialValues(info?.additional ?? [], parseAddition(storage?.addition)));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
 
   const changeDriver = (d: string) => {
     setDriver(d);
@@ -80,19 +80,18 @@ export function StorageDialog({
     }
     setErrors(errs);
     if (Object.keys(errs).length) return setError('Fix the fields marked below.');
-    setBusy(true);
-    setError(null);
     const body = { mount_path: mountPath, driver, order: Number(order), remark, seed_policy: seedPolicy, proxy, disabled, addition };
-    try {
-      if (storage) await api.post('/api/admin/storage/update', { id: storage.id, ...body });
-      else await api.post('/api/admin/storage/create', body);
-      onSaved(storage ? `Saved ${mountPath}` : `Added ${mountPath}`);
-    } catch (e) {
-      const option = (e as { data?: { option?: string } }).data?.option;
-      if (option) setErrors({ [option]: errorMessage(e) });
-      setError(errorMessage(e));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        if (storage) await api.post('/api/admin/storage/update', { id: storage.id, ...body });
+        else await api.post('/api/admin/storage/create', body);
+        onSaved(storage ? `Saved ${mountPath}` : `Added ${mountPath}`);
+      },
+      (e) => {
+        const option = (e as { data?: { option?: string } }).data?.option;
+        if (option) setErrors({ [option]: errorMessage(e) });
+      },
+    );
   };
 
   const onlyProxy = info?.config.only_proxy ?? false;
@@ -103,16 +102,7 @@ export function StorageDialog({
       title={storage ? `Edit storage ${storage.mount_path}` : 'Add storage'}
       onClose={onClose}
       onSubmit={save}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {storage ? 'Save' : 'Add storage'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} submitLabel={storage ? 'Save' : 'Add storage'} disabled={busy} />}
     >
       <div className="grid-2">
         <SelectField

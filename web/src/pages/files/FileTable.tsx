@@ -1,6 +1,7 @@
 /** The listing: checkbox selection (shift-click selects a range), sortable columns, open and download. */
 import { useRef, type MouseEvent } from 'react';
 import { extension, formatBytes, formatDate, isSeedFile } from '../../lib/format.js';
+import { ACTIONS, DataTable, RowActions, type Column } from '../../components/DataTable.js';
 import type { Obj } from '../../types.js';
 
 export type SortKey = 'name' | 'size' | 'modified';
@@ -30,6 +31,8 @@ function Icon({ obj }: { obj: Obj }) {
     </span>
   );
 }
+
+const ACTIONS_SM: Column = { ...ACTIONS, className: 'actions hide-sm' };
 
 export interface FileTableProps {
   items: Obj[];
@@ -61,8 +64,10 @@ export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, dow
     onSelect(next);
   };
 
-  const header = (key: SortKey, label: string, className?: string) => (
-    <th scope="col" className={className} aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+  const header = (key: SortKey, label: string, className?: string): Column => ({
+    className,
+    sort: sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none',
+    label: (
       <button
         type="button"
         className="sort-btn"
@@ -72,69 +77,45 @@ export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, dow
         {label}
         {sort.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}
       </button>
-    </th>
-  );
+    ),
+  });
+  const selectAll: Column = {
+    className: 'check',
+    label: <input type="checkbox" aria-label="Select all" checked={allSelected} onChange={() => onSelect(allSelected ? new Set() : new Set(items.map((o) => o.name)))} />,
+  };
 
   return (
-    <div className="table-wrap">
-      <table className="table files-table">
-        <thead>
-          <tr>
-            <th scope="col" className="check">
-              <input
-                type="checkbox"
-                aria-label="Select all"
-                checked={allSelected}
-                onChange={() => onSelect(allSelected ? new Set() : new Set(items.map((o) => o.name)))}
-              />
-            </th>
-            {header('name', 'Name')}
-            {header('size', 'Size', 'num')}
-            {header('modified', 'Modified', 'hide-sm')}
-            <th scope="col" className="actions hide-sm">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((o, i) => (
-            <tr key={o.name} aria-selected={selected.has(o.name)} data-name={o.name}>
-              <td className="check">
-                <input
-                  type="checkbox"
-                  aria-label={`Select ${o.name}`}
-                  checked={selected.has(o.name)}
-                  onClick={(e) => toggle(i, e)}
-                  onChange={() => {}}
-                />
-              </td>
-              <td>
-                <div className="file-name">
-                  <Icon obj={o} />
-                  {o.is_dir || isSeedFile(o.name) ? (
-                    <button type="button" className="link-btn" onClick={() => onOpen(o)}>
-                      {o.name}
-                    </button>
-                  ) : (
-                    <a href={downloadUrl(o)} target="_blank" rel="noopener noreferrer">
-                      {o.name}
-                    </a>
-                  )}
-                </div>
-              </td>
-              <td className="num">{o.is_dir ? '—' : formatBytes(o.size)}</td>
-              <td className="nowrap hide-sm">{formatDate(o.modified)}</td>
-              <td className="actions hide-sm">
-                {!o.is_dir && (
-                  <a className="btn btn-small btn-ghost" href={downloadUrl(o)} download={o.name} aria-label={`Download ${o.name}`}>
-                    Download
-                  </a>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable className="files-table" columns={[selectAll, header('name', 'Name'), header('size', 'Size', 'num'), header('modified', 'Modified', 'hide-sm'), ACTIONS_SM]}>
+      {items.map((o, i) => (
+        <tr key={o.name} aria-selected={selected.has(o.name)} data-name={o.name}>
+          <td className="check">
+            <input type="checkbox" aria-label={`Select ${o.name}`} checked={selected.has(o.name)} onClick={(e) => toggle(i, e)} onChange={() => {}} />
+          </td>
+          <td>
+            <div className="file-name">
+              <Icon obj={o} />
+              {o.is_dir || isSeedFile(o.name) ? (
+                <button type="button" className="link-btn" onClick={() => onOpen(o)}>
+                  {o.name}
+                </button>
+              ) : (
+                <a href={downloadUrl(o)} target="_blank" rel="noopener noreferrer">
+                  {o.name}
+                </a>
+              )}
+            </div>
+          </td>
+          <td className="num">{o.is_dir ? '—' : formatBytes(o.size)}</td>
+          <td className="nowrap hide-sm">{formatDate(o.modified)}</td>
+          <RowActions className="hide-sm">
+            {!o.is_dir && (
+              <a className="btn btn-small btn-ghost" href={downloadUrl(o)} download={o.name} aria-label={`Download ${o.name}`}>
+                Download
+              </a>
+            )}
+          </RowActions>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

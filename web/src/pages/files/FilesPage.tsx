@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
+import { useToastAction } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
 import { EmptyState, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { encodePath, isSeedFile, joinPath, nameProblem, parentPath } from '../../lib/format.js';
@@ -128,16 +129,10 @@ export function FilesPage({ path }: { path: string }) {
     });
   };
 
-  const run = async (what: () => Promise<unknown>, success: string) => {
-    try {
-      await what();
-      toast.success(success);
-      setSelected(new Set());
-      await load(true);
-    } catch (e) {
-      toast.error(e);
-    }
-  };
+  const run = useToastAction(() => {
+    setSelected(new Set());
+    return load(true);
+  });
 
   const mkdir = async () => {
     const name = await prompt({ title: 'New folder', label: 'Folder name', confirmLabel: 'Create', validate: (v) => nameProblem(v.trim()) });

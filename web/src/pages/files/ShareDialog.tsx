@@ -1,8 +1,9 @@
 /** Create a share for the selected entries: expiry, password, download limit, note; then copy its link. */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { api } from '../../api.js';
 import { SelectField, TextField } from '../../components/Field.js';
-import { Modal } from '../../components/Modal.js';
+import { useSubmit } from '../../components/hooks.js';
+import { Modal, ModalActions } from '../../components/Modal.js';
 import { CopyButton, InlineError } from '../../components/ui.js';
 import { formatDate } from '../../lib/format.js';
 import type { Share } from '../../types.js';
@@ -21,8 +22,7 @@ export function ShareDialog({ paths, onClose }: { paths: string[]; onClose: () =
   const [pwd, setPwd] = useState('');
   const [max, setMax] = useState('0');
   const [remark, setRemark] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const [share, setShare] = useState<Share | null>(null);
 
   const create = async () => {
@@ -36,21 +36,14 @@ export function ShareDialog({ paths, onClose }: { paths: string[]; onClose: () =
       expires = new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
     }
     if (!/^\d+$/.test(max.trim())) return setError('The download limit must be a whole number (0 = unlimited).');
-    setBusy(true);
-    setError(null);
-    try {
-      setShare(await api.post<Share>('/api/share/create', { files: paths, expires, pwd, max_accessed: Number(max), remark }));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => setShare(await api.post<Share>('/api/share/create', { files: paths, expires, pwd, max_accessed: Number(max), remark })));
   };
 
   if (share) {
     const withPwd = share.pwd ? `${share.url}?pwd=${encodeURIComponent(share.pwd)}` : share.url;
     return (
       <Modal
+        key="created"
         open
         title="Share created"
         onClose={onClose}
@@ -94,16 +87,7 @@ export function ShareDialog({ paths, onClose }: { paths: string[]; onClose: () =
       title={paths.length === 1 ? `Share “${paths[0]!.split('/').pop()}”` : `Share ${paths.length} items`}
       onClose={onClose}
       onSubmit={create}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create link'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} submitLabel={busy ? 'Creating…' : 'Create link'} disabled={busy} />}
     >
       <div className="grid-2">
         <SelectField label="Expires" value={expiry} onChange={setExpiry} options={EXPIRY} />

@@ -3,9 +3,9 @@
  * (share/direct links). Only what changed is sent; the server checks every source.
  */
 import { useState } from 'react';
-import { errorMessage } from '../../api.js';
 import { TextArea } from '../../components/Field.js';
-import { Modal } from '../../components/Modal.js';
+import { useSubmit } from '../../components/hooks.js';
+import { Modal, ModalActions } from '../../components/Modal.js';
 import { InlineError } from '../../components/ui.js';
 import type { Preview, UpdateEdits } from './seedApi.js';
 import { extraTrackerList, trackersProblem } from './wizardModel.js';
@@ -54,8 +54,7 @@ export function EditSeedDialog({ preview, onClose, onSave }: { preview: Preview;
   const [trackers, setTrackers] = useState(preview.trackers.join('\n'));
   const original = preview.files.slice(0, MAX_FILES).map((f): FileDraft => ({ path: f.path, comment: f.comment, sources: f.sources.map(plain) }));
   const [files, setFiles] = useState<FileDraft[]>(original);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const trackerError = trackersProblem(trackers);
 
   const submit = async () => {
@@ -75,14 +74,7 @@ export function EditSeedDialog({ preview, onClose, onSave }: { preview: Preview;
     });
     if (changed.length > 0) edits.files = changed;
     if (Object.keys(edits).length === 0) return onClose();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSave(edits);
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(false);
-    }
+    await run(() => onSave(edits));
   };
 
   return (
@@ -92,16 +84,7 @@ export function EditSeedDialog({ preview, onClose, onSave }: { preview: Preview;
       title="Edit seed"
       onClose={onClose}
       onSubmit={() => void submit()}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save seed'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} submitLabel={busy ? 'Saving…' : 'Save seed'} disabled={busy} />}
     >
       <TextArea label="Comment" value={comment} rows={3} onChange={setComment} />
       <TextArea label="Trackers" value={trackers} rows={3} onChange={setTrackers} error={trackerError} hint="One announce URL per line; empty removes them all." />

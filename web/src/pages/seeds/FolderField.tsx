@@ -2,32 +2,13 @@
  * A folder path field with an inline browser (`/api/fs/dirs`): type a path, or open
  * "Browse" and pick a folder. `<FolderField label value onChange hint error/>`.
  */
-import { useEffect, useId, useState } from 'react';
-import { api, errorMessage } from '../../api.js';
-import { InlineError, Spinner } from '../../components/ui.js';
-import { joinPath } from '../../lib/format.js';
+import { useId, useState } from 'react';
+import { FieldFrame } from '../../components/Field.js';
+import { FolderList } from '../../components/FolderList.js';
 import { Breadcrumb } from '../files/Breadcrumb.js';
 
 function FolderBrowser({ start, onPick }: { start: string; onPick: (p: string) => void }) {
   const [dir, setDir] = useState(start || '/');
-  const [dirs, setDirs] = useState<{ name: string }[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    setDirs(null);
-    setError(null);
-    api
-      .post<{ name: string }[] | null>('/api/fs/dirs', { path: dir })
-      .then((d) => live && setDirs(d ?? []))
-      .catch((e) => {
-        if (!live) return;
-        setDirs([]);
-        setError(errorMessage(e));
-      });
-    return () => {
-      live = false;
-    };
-  }, [dir]);
   const go = (p: string) => {
     setDir(p);
     onPick(p);
@@ -35,22 +16,7 @@ function FolderBrowser({ start, onPick }: { start: string; onPick: (p: string) =
   return (
     <div className="folder-browser">
       <Breadcrumb path={dir} onNavigate={go} />
-      {dirs === null ? (
-        <Spinner />
-      ) : dirs.length === 0 ? (
-        <p className="muted small">No folders inside.</p>
-      ) : (
-        <ul className="picker-list">
-          {dirs.map((d) => (
-            <li key={d.name}>
-              <button type="button" onClick={() => go(joinPath(dir, d.name))}>
-                📁 {d.name}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <InlineError error={error} />
+      <FolderList dir={dir} onOpen={go} />
     </div>
   );
 }
@@ -70,40 +36,31 @@ export function FolderField({
   error?: string | null;
   placeholder?: string;
 }) {
-  const id = useId();
+  const browserId = useId();
   const [open, setOpen] = useState(false);
   return (
-    <div className="field folder-field">
-      <label htmlFor={id}>{label}</label>
-      <div className="folder-input">
-        <input
-          id={id}
-          value={value}
-          placeholder={placeholder}
-          onChange={(e) => onChange(e.target.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={[hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined}
-        />
-        <button type="button" className="btn" aria-expanded={open} aria-controls={`${id}-browser`} onClick={() => setOpen(!open)}>
-          {open ? 'Close' : 'Browse…'}
-        </button>
-      </div>
-      {hint && (
-        <div className="field-hint" id={`${id}-hint`}>
-          {hint}
+    <FieldFrame
+      label={label}
+      hint={hint}
+      error={error}
+      className="folder-field"
+      after={
+        open && (
+          <div id={browserId}>
+            <FolderBrowser start={value.trim() || placeholder || '/'} onPick={onChange} />
+          </div>
+        )
+      }
+    >
+      {(control) => (
+        <div className="folder-input">
+          <input {...control} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+          <button type="button" className="btn" aria-expanded={open} aria-controls={browserId} onClick={() => setOpen(!open)}>
+            {open ? 'Close' : 'Browse…'}
+          </button>
         </div>
       )}
-      {error && (
-        <div className="field-error" id={`${id}-err`} role="alert">
-          {error}
-        </div>
-      )}
-      {open && (
-        <div id={`${id}-browser`}>
-          <FolderBrowser start={value.trim() || placeholder || '/'} onPick={onChange} />
-        </div>
-      )}
-    </div>
+    </FieldFrame>
   );
 }
 

@@ -1,4 +1,5 @@
 /** Per-file results of an operation on a seed (save operations, remove, recalculate, convert). */
+import { DataTable } from '../../components/DataTable.js';
 import { Badge } from '../../components/ui.js';
 import { href, Link } from '../../router.js';
 import type { SaveFileResult } from './seedApi.js';
@@ -53,36 +54,25 @@ export function OpResults({ report, onDismiss }: { report: OpReport; onDismiss: 
           </button>
         </span>
       </div>
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">File</th>
-              <th scope="col">Result</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.outcomes.map((o, i) => (
-              <tr key={`${o.path}-${i}`} data-result={o.path} data-ok={o.ok}>
-                <td className="wrap-anywhere">{o.path}</td>
-                <td>
-                  <Badge tone={o.ok ? 'ok' : 'bad'}>{o.ok ? 'ok' : 'failed'}</Badge> {o.method && <span className="muted small">{o.method}</span>}
-                </td>
-                <td className="wrap-anywhere">
-                  {o.detail}
-                  {o.link && (
-                    <>
-                      {' '}
-                      <Link to={o.link.to}>{o.link.label}</Link>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['File', 'Result', 'Details']}>
+        {report.outcomes.map((o, i) => (
+          <tr key={`${o.path}-${i}`} data-result={o.path} data-ok={o.ok}>
+            <td className="wrap-anywhere">{o.path}</td>
+            <td>
+              <Badge tone={o.ok ? 'ok' : 'bad'}>{o.ok ? 'ok' : 'failed'}</Badge> {o.method && <span className="muted small">{o.method}</span>}
+            </td>
+            <td className="wrap-anywhere">
+              {o.detail}
+              {o.link && (
+                <>
+                  {' '}
+                  <Link to={o.link.to}>{o.link.label}</Link>
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -4,12 +4,14 @@
  * Per file: preview it, remove it from the seed.
  */
 import { Fragment, useState } from 'react';
+import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { Badge } from '../../components/ui.js';
 import { formatBytes, formatDate } from '../../lib/format.js';
 import { FilePieces, SourceList, WholeHashes } from './PreviewParts.js';
 import type { PreviewFile } from './seedApi.js';
 
 const PAGE = 200;
+const COLUMNS: Column[] = ['File', { label: 'Size', className: 'num' }, { label: 'Modified', className: 'hide-sm' }, { label: 'Sources', className: 'hide-sm' }, ACTIONS];
 
 function SourcesSummary({ f }: { f: PreviewFile }) {
   if (f.sources.length === 0) return <span className="muted small">none</span>;
@@ -92,80 +94,58 @@ export function PreviewFiles({
     setOpen(next);
   };
   return (
-    <div className="table-wrap">
-      <table className="table seed-files">
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col" className="num">
-              Size
-            </th>
-            <th scope="col" className="hide-sm">
-              Modified
-            </th>
-            <th scope="col" className="hide-sm">
-              Sources
-            </th>
-            <th scope="col" className="actions">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {files.slice(0, limit).map((f) => {
-            const expanded = open.has(f.path);
-            const detailsId = `file-details-${encodeURIComponent(f.path)}`;
-            return (
-              <Fragment key={f.path}>
-                <tr data-file={f.path}>
-                  <td>
-                    <button type="button" className="link-btn file-toggle" aria-expanded={expanded} aria-controls={detailsId} onClick={() => toggle(f.path)}>
-                      <span aria-hidden="true">{expanded ? '▾' : '▸'}</span> <span className="wrap-anywhere">{f.path}</span>
-                    </button>
-                    {f.comment && <div className="muted small clamp-1">{f.comment}</div>}
-                  </td>
-                  <td className="num">{formatBytes(f.size)}</td>
-                  <td className="nowrap hide-sm">{f.modified ? formatDate(f.modified) : '—'}</td>
-                  <td className="hide-sm">
-                    <SourcesSummary f={f} />
-                  </td>
-                  <td className="actions">
-                    <div className="row-actions">
-                    <button type="button" className="btn btn-small" onClick={() => onPreview(f)} aria-label={`Preview ${f.path}`}>
-                      Preview
-                    </button>
-                    <button
-                      type="button"
-                      className="btn btn-small btn-ghost"
-                      disabled={!canRemove}
-                      title={canRemove ? undefined : 'A seed keeps at least one file'}
-                      onClick={() => onRemove(f)}
-                      aria-label={`Remove ${f.path} from the seed`}
-                    >
-                      Remove
-                    </button>
-                    </div>
-                  </td>
-                </tr>
-                {expanded && (
-                  <tr className="details-row" id={detailsId}>
-                    <td colSpan={5}>
-                      <Details f={f} />
-                    </td>
-                  </tr>
-                )}
-              </Fragment>
-            );
-          })}
-        </tbody>
-      </table>
-      {files.length > limit && (
-        <p className="table-note">
-          <button type="button" className="btn btn-small" onClick={() => setLimit(limit + PAGE * 5)}>
-            Show more files ({files.length - limit} left)
-          </button>
-        </p>
-      )}
-    </div>
+    <DataTable
+      className="seed-files"
+      columns={COLUMNS}
+      footer={
+        files.length > limit && (
+          <p className="table-note">
+            <button type="button" className="btn btn-small" onClick={() => setLimit(limit + PAGE * 5)}>
+              Show more files ({files.length - limit} left)
+            </button>
+          </p>
+        )
+      }
+    >
+      {files.slice(0, limit).map((f) => {
+        const expanded = open.has(f.path);
+        const detailsId = `file-details-${encodeURIComponent(f.path)}`;
+        return (
+          <Fragment key={f.path}>
+            <tr data-file={f.path}>
+              <td>
+                <button type="button" className="link-btn file-toggle" aria-expanded={expanded} aria-controls={detailsId} onClick={() => toggle(f.path)}>
+                  <span aria-hidden="true">{expanded ? '▾' : '▸'}</span> <span className="wrap-anywhere">{f.path}</span>
+                </button>
+                {f.comment && <div className="muted small clamp-1">{f.comment}</div>}
+              </td>
+              <td className="num">{formatBytes(f.size)}</td>
+              <td className="nowrap hide-sm">{f.modified ? formatDate(f.modified) : '—'}</td>
+              <td className="hide-sm">
+                <SourcesSummary f={f} />
+              </td>
+              <RowActions>
+                <RowButton label="Preview" name={`Preview ${f.path}`} onClick={() => onPreview(f)} />
+                <RowButton
+                  label="Remove"
+                  name={`Remove ${f.path} from the seed`}
+                  tone="ghost"
+                  disabled={!canRemove}
+                  title={canRemove ? undefined : 'A seed keeps at least one file'}
+                  onClick={() => onRemove(f)}
+                />
+              </RowActions>
+            </tr>
+            {expanded && (
+              <tr className="details-row" id={detailsId}>
+                <td colSpan={5}>
+                  <Details f={f} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
+        );
+      })}
+    </DataTable>
   );
 }

@@ -27,6 +27,13 @@ function Availability({ c }: { c: Capability }) {
 
 type Op = SaveMode | 'transfer' | 'recalculate';
 
+/** The three ways to save the files, in the order shown (the first is the primary button). */
+const SAVE_BUTTONS = [
+  { op: 'rapid_upload', label: 'Rapid upload', busyLabel: 'Rapid uploading…' },
+  { op: 'offline_download', label: 'Offline download', busyLabel: 'Queuing…' },
+  { op: 'transfer', label: 'Transfer', busyLabel: 'Transferring…' },
+] as const;
+
 export function PreviewOperations({ preview, onReport, onUpdated }: { preview: Preview; onReport: (r: OpReport) => void; onUpdated: (p: Preview) => void }) {
   const toast = useToast();
   const seedPath = preview.path!;
@@ -119,24 +126,19 @@ export function PreviewOperations({ preview, onReport, onUpdated }: { preview: P
           </fieldset>
         )}
         <div className="op-buttons">
-          <div>
-            <button type="button" className="btn btn-primary" disabled={busy !== null || !caps.rapid_upload.available || picked?.size === 0} onClick={() => save('rapid_upload')}>
-              {busy === 'rapid_upload' ? 'Rapid uploading…' : 'Rapid upload'}
-            </button>
-            <Availability c={caps.rapid_upload} />
-          </div>
-          <div>
-            <button type="button" className="btn" disabled={busy !== null || !caps.offline_download.available || picked?.size === 0} onClick={() => save('offline_download')}>
-              {busy === 'offline_download' ? 'Queuing…' : 'Offline download'}
-            </button>
-            <Availability c={caps.offline_download} />
-          </div>
-          <div>
-            <button type="button" className="btn" disabled={busy !== null || !caps.transfer.available || picked?.size === 0} onClick={() => save('offline_download', true)}>
-              {busy === 'transfer' ? 'Transferring…' : 'Transfer'}
-            </button>
-            <Availability c={caps.transfer} />
-          </div>
+          {SAVE_BUTTONS.map((b) => (
+            <div key={b.op}>
+              <button
+                type="button"
+                className={b.op === 'rapid_upload' ? 'btn btn-primary' : 'btn'}
+                disabled={busy !== null || !caps[b.op].available || picked?.size === 0}
+                onClick={() => save(b.op === 'rapid_upload' ? 'rapid_upload' : 'offline_download', b.op === 'transfer')}
+              >
+                {busy === b.op ? b.busyLabel : b.label}
+              </button>
+              <Availability c={caps[b.op]} />
+            </div>
+          ))}
         </div>
       </div>
 

@@ -1,10 +1,13 @@
 /** What the wizard made: the written seed files (each opens its preview), per-file modes, diagnostics; or the live background task. */
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { Badge } from '../../components/ui.js';
 import { formatBytes } from '../../lib/format.js';
 import { href, Link } from '../../router.js';
 import { LiveTask } from '../tasks/TaskList.js';
 import { Diagnostics } from './PreviewParts.js';
 import type { GenerateResult } from './seedApi.js';
+
+const COLUMNS: Column[] = ['File', { label: 'Size', className: 'num' }, 'Hashed by'];
 
 export function WizardResult({ result, onClose }: { result: GenerateResult; onClose: () => void }) {
   if (result.async) {
@@ -34,28 +37,15 @@ export function WizardResult({ result, onClose }: { result: GenerateResult; onCl
           </li>
         ))}
       </ul>
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">File</th>
-              <th scope="col" className="num">
-                Size
-              </th>
-              <th scope="col">Hashed by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.files.map((f) => (
-              <tr key={f.path}>
-                <td className="wrap-anywhere">{f.path}</td>
-                <td className="num">{formatBytes(f.size)}</td>
-                <td>{f.mode === 'direct' ? <Badge tone="ok">drive hashes (no read)</Badge> : <Badge tone="warn">downloaded once</Badge>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={COLUMNS}>
+        {result.files.map((f) => (
+          <tr key={f.path}>
+            <td className="wrap-anywhere">{f.path}</td>
+            <td className="num">{formatBytes(f.size)}</td>
+            <td>{f.mode === 'direct' ? <Badge tone="ok">drive hashes (no read)</Badge> : <Badge tone="warn">downloaded once</Badge>}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Diagnostics items={result.diagnostics} />
       <div className="row">
         <button type="button" className="btn btn-primary" onClick={onClose}>
