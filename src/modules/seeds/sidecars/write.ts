@@ -33,6 +33,9 @@ interface StagedSidecar {
   previous: Buffer | null;
 }
 
+const UPLOAD_RING_BYTES = 4 * 1024 * 1024;
+const UPLOAD_SEGMENT_BYTES = 1024 * 1024;
+
 /** Sidecars larger than this are not a Ferry sidecar of one file; they are replaced without a backup copy. */
 const MAX_BACKUP_BYTES = 64 * 1024 * 1024;
 
@@ -118,6 +121,10 @@ export async function storeWithSidecars(
     pieces: HASH_ALGORITHMS.filter((a) => m[a].pieces),
     pieceSize: plan.pieceSize,
     expectedSize: up.size,
+    // A smaller ring than for file hashing: an upload arrives slower than a disk reads, and
+    // every concurrent upload holds one (measured with `npm run bench -- upload`).
+    ringBytes: UPLOAD_RING_BYTES,
+    segmentBytes: UPLOAD_SEGMENT_BYTES,
   });
   // The hasher computes every whole digest the driver would: the driver hashes nothing itself.
   const pending = await main.driver.beginWrite(main.inner, {
