@@ -43,7 +43,19 @@ function installBodyIdleTimeout(app: HttpApp, ms: number): void {
     // light-my-request's fake socket (app.inject) has no timeouts: nothing to guard there
     if (typeof socket?.setTimeout !== 'function') return;
     socket.setTimeout(ms); // on expiry, with no 'timeout' listener, node:http destroys the socket
+    // Only the client's silence counts: while the server itself holds the body back (a slow
+    // storage applying back-pressure pauses the request stream) the timer is off.
+    const paused = () => {
+      if (!socket.destroyed && !raw.complete) socket.setTimeout(0);
+    };
+    const resumed = () => {
+      if (!socket.destroyed && !raw.complete) socket.setTimeout(ms);
+    };
+    raw.on('pause', paused);
+    raw.on('resume', resumed);
     const restore = () => {
+      raw.off('pause', paused);
+      raw.off('resume', resumed);
       if (!socket.destroyed) socket.setTimeout(app.server.timeout);
     };
     raw.once('end', restore);
