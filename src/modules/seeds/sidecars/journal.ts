@@ -14,9 +14,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { isDriverError, type StorageDriver } from '../../storages/drivers/index.js';
+import { isDriverError, writeBuffer, type StorageDriver } from '../../storages/drivers/index.js';
 
 export interface JournalSidecar {
   storageId: number;
@@ -90,17 +89,6 @@ async function md5Of(driver: StorageDriver, inner: string): Promise<string> {
   return h.digest('hex');
 }
 
-async function put(driver: StorageDriver, inner: string, data: Buffer): Promise<void> {
-  const p = await driver.beginWrite(inner, { size: data.length, overwrite: true });
-  try {
-    await p.pipeFrom(Readable.from([data]));
-    await p.commit();
-  } catch (err) {
-    await p.abort(err);
-    throw err;
-  }
-}
-
 /**
  * Settles every entry left by a process that died while committing. `driverFor` returns the
  * mounted driver of a storage id (undefined when it is gone or broken: the entry is kept for
@@ -145,7 +133,7 @@ export async function recoverJournal(dataDir: string, driverFor: (storageId: num
     if (!committed) {
       for (const [i, s] of entry.sidecars.entries()) {
         const d = drivers[i]!;
-        if (s.backup) await put(d, s.inner, await readFile(join(dir, s.backup)));
+        if (s.backup) await writeBuffer(d, s.inner, await readFile(join(dir, s.backup)));
         else await d.remove(s.inner).catch((e: unknown) => {
           if (!isDriverError(e, 'not_found')) throw e;
         });

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../../app/context.js';
 import { AppError, badRequest } from '../../../lib/errors.js';
 import { joinPath, parentOf, type Located } from '../../fs/fs.service.js';
-import { HASH_NAMES, isDriverError, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
+import { HASH_NAMES, isDriverError, readBuffer, writeBuffer, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
 import { applyHashMatrix, createSeed, encodeSeed, formatSeedTime, HASH_ALGORITHMS, type SeedFile, type SeedFormat } from '../formats/index.js';
 import { createHasher, type HashResult } from '../hashing/index.js';
 import { openJournal, type OpenEntry } from './journal.js';
@@ -44,22 +44,9 @@ async function readPrevious(driver: StorageDriver, inner: string): Promise<Buffe
     const e = await driver.stat(inner);
     if (e.isDir) throw new AppError(409, `cannot write sidecar ${inner}: a folder of that name exists`);
     if (e.size > MAX_BACKUP_BYTES) return null;
-    const chunks: Buffer[] = [];
-    for await (const c of await driver.read(inner)) chunks.push(Buffer.from(c as Uint8Array));
-    return Buffer.concat(chunks);
+    return await readBuffer(driver, inner);
   } catch (e) {
     if (isDriverError(e, 'not_found')) return null;
-    throw e;
-  }
-}
-
-async function writeBuffer(driver: StorageDriver, inner: string, data: Buffer): Promise<void> {
-  const p = await driver.beginWrite(inner, { size: data.length, overwrite: true });
-  try {
-    await p.pipeFrom(Readable.from([data]));
-    await p.commit();
-  } catch (e) {
-    await p.abort(e);
     throw e;
   }
 }
