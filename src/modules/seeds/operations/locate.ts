@@ -3,6 +3,7 @@
  * the torrent layout `<folder>/<seed name>/<seed path>`; a single-file seed may also be given
  * the file itself. Used to offer recalculation (preview) and to run it (update).
  */
+import { HASH_ALGORITHMS } from '../formats/index.js';
 import type { AppContext } from '../../../app/context.js';
 import { badRequest } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
@@ -57,18 +58,25 @@ export async function storedFilesStatus(
   user: User,
   seed: Seed,
   base: string,
-): Promise<{ found: true; root: string; checked: number } | { found: false; reason: string }> {
+): Promise<{ found: true; root: string; checked: number; changed: { file: string; reason: string }[] } | { found: false; reason: string }> {
   const shown = (full: string) => stripBasePath(user.basePath, full);
   const loc = await locateSeedFiles(ctx, seed, base);
   if (!loc) return { found: false, reason: `the seed's files are not stored at ${shown(base)}` };
   let checked = 0;
+  const changed: { file: string; reason: string }[] = [];
   for (const f of seed.files.slice(0, PREVIEW_CHECK_LIMIT)) {
     const full = loc.files.get(f.path)!;
     const e = await statOrNull(ctx, full);
     if (!e || e.isDir) return { found: false, reason: `${f.path} is not stored at ${shown(full)}` };
     checked++;
+    // Only what costs no read: the size, and whole hashes the storage already knows.
+    if (e.size !== f.size) changed.push({ file: f.path, reason: `${e.size} bytes here, ${f.size} in the seed` });
+    else {
+      const alg = HASH_ALGORITHMS.find((a) => e.hashes?.[a] && f.hashes[a] && e.hashes[a]!.toLowerCase() !== f.hashes[a]!.toLowerCase());
+      if (alg) changed.push({ file: f.path, reason: `its ${alg} here differs from the seed's` });
+    }
   }
-  return { found: true, root: loc.root, checked };
+  return { found: true, root: loc.root, checked, changed };
 }
 
 /** Like locateSeedFiles, for the update's `recalculate.path`: a 400 naming the problem when the files are not there. */

@@ -176,7 +176,15 @@ export async function buildPreview(ctx: AppContext, user: User, input: Pick<Seed
       ? { piece_size: decoded.torrent_pieces.pieceSize, count: decoded.torrent_pieces.hashes.length / 20, sha1: hexList(decoded.torrent_pieces.hashes) }
       : null,
     path: input.stored ? input.stored.shown : null,
-    diagnostics: diagnose(decoded),
+    diagnostics: [
+      ...diagnose(decoded),
+      ...(stored?.found ? stored.changed : []).map((c) => ({
+        level: 'warning' as const,
+        code: 'stored_file_changed',
+        message: `the stored ${c.file} no longer matches this seed (${c.reason}); recalculate to update the seed`,
+        file: c.file,
+      })),
+    ],
     conversions,
     capabilities: {
       rapid_upload: rapid,
