@@ -33,7 +33,7 @@ describe('upload sidecars: a replaced file and its old sidecar', () => {
     await putOk(h, admin, '/s/a.bin', 'other content', { 'x-generate-seed': 'off' });
     const w = await changed('/s/a.bin.oss');
     assert.equal(w.length, 1);
-    assert.match(w[0]!.message, /a\.bin no longer matches this seed \(its \w+ here differs/);
+    assert.match(w[0]!.message, /the stored file no longer matches this seed \(its \w+ here differs/);
     const r = await h.post('/api/fs/seed/update', { path: '/s/a.bin.oss', recalculate: { path: '/s' }, output_path: '/s/a.bin.oss' }, { token: admin });
     assert.equal(r.status, 200, r.body.message);
     assert.deepEqual(await changed('/s/a.bin.oss'), []);

@@ -181,7 +181,7 @@ export async function buildPreview(ctx: AppContext, user: User, input: Pick<Seed
       ...(stored?.found ? stored.changed : []).map((c) => ({
         level: 'warning' as const,
         code: 'stored_file_changed',
-        message: `the stored ${c.file} no longer matches this seed (${c.reason}); recalculate to update the seed`,
+        message: `the stored file no longer matches this seed (${c.reason}); recalculate to update the seed`,
         file: c.file,
       })),
     ],
