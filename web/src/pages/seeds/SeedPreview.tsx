@@ -32,7 +32,7 @@ export function SeedPreview({ path }: { path: string }) {
   const [showFile, setShowFile] = useState<string | null>(null);
   const [converting, setConverting] = useState<SeedFormat | null>(null);
   const nextId = useRef(1);
-  const autoDone = useRef<string | null>(null);
+  const casOpenedFor = useRef<string | null>(null);
 
   const report = useCallback((r: OpReport) => setReports((xs) => [{ ...r, id: nextId.current++ }, ...xs].slice(0, 5)), []);
 
@@ -57,8 +57,8 @@ export function SeedPreview({ path }: { path: string }) {
   // seed_cas_direct_access: open the content of a single-file .cas right away.
   useEffect(() => {
     const d = preview?.direct_preview;
-    if (!preview || !d?.cas_direct_access || autoDone.current === path) return;
-    autoDone.current = path;
+    if (!preview || !d?.cas_direct_access || casOpenedFor.current === path) return;
+    casOpenedFor.current = path;
     if (d.action === 'preview_file' && d.stored_path) setShowFile(d.stored_path);
     else if (d.action === 'rapid_upload' && d.rapid_upload_to) {
       saveFiles('rapid_upload', path, preview.format, { dest: d.rapid_upload_to })
