@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
 import { assertSafeName, isWithin } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
-import { isDriverError, type Entry, type StorageDriver } from '../storages/drivers/index.js';
+import { isDriverError, pathExists, type Entry, type StorageDriver } from '../storages/drivers/index.js';
 import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
 import { sidecarNamesOf } from '../seeds/sidecars/names.js';
 
@@ -123,8 +123,9 @@ export class FsService {
     if (inner === '/') throw forbidden('a mount point cannot be renamed here; change the storage instead');
     const target = joinPath(parentOf(inner), newName);
     if (target === inner) return;
-    if (!overwrite && (await exists(driver, target))) throw forbidden(`file [${newName}] exists`);
-    if (overwrite && (await exists(driver, target))) {
+    const taken = await pathExists(driver, target);
+    if (taken && !overwrite) throw forbidden(`file [${newName}] exists`);
+    if (taken) {
       await driver.move(inner, target, { overwrite: true });
       return;
     }
@@ -178,7 +179,7 @@ export class FsService {
     const s = await this.locate(src);
     const d = await this.locate(dst);
     if (s.inner === '/') throw forbidden(`a mount point cannot be ${kind === 'move' ? 'moved' : 'copied'}`);
-    if (!opts.overwrite && (await exists(d.driver, d.inner))) throw forbidden(`file [${baseName(dst)}] exists`);
+    if (!opts.overwrite && (await pathExists(d.driver, d.inner))) throw forbidden(`file [${baseName(dst)}] exists`);
     if (s.storage.record.id === d.storage.record.id) {
       if (kind === 'move') await s.driver.move(s.inner, d.inner, { overwrite: opts.overwrite });
       else await s.driver.copy(s.inner, d.inner, { overwrite: opts.overwrite });
@@ -216,15 +217,5 @@ export class FsService {
         }
       })(),
     );
-  }
-}
-
-async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
-  try {
-    await driver.stat(inner);
-    return true;
-  } catch (e) {
-    if (isDriverError(e, 'not_found')) return false;
-    throw e;
   }
 }

@@ -15,7 +15,7 @@ import type { AppContext } from '../../app/context.js';
 import { badRequest, forbidden } from '../../lib/errors.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
-import { isDriverError, type Hashes, type StorageDriver } from '../storages/drivers/index.js';
+import { isDriverError, pathExists, type Hashes, type StorageDriver } from '../storages/drivers/index.js';
 import { resolveSidecarPlan, storeWithSidecars, type SidecarHeaders, type SidecarPlan } from '../seeds/sidecars/index.js';
 import { Perm, type User } from '../users/user.model.js';
 import { requirePerm, userPath } from './fs.context.js';
@@ -110,31 +110,26 @@ export async function planUploadSidecars(ctx: AppContext, req: FastifyRequest, s
   if (spec.sidecars && spec.asTask) throw badRequest('seed sidecar generation requires synchronous upload (as_task=true cannot be combined with sidecars)');
 }
 
-async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
-  return driver.stat(inner).then(
-    () => true,
-    (e) => {
-      if (isDriverError(e, 'not_found')) return false;
-      throw e;
-    },
-  );
-}
-
 /** Streams `body` into the storage at `spec.full`; visible only when complete and verified. */
 export async function storeUpload(ctx: AppContext, spec: UploadSpec, body: Readable | AsyncIterable<Uint8Array>): Promise<void> {
   const located = await ctx.fs.locate(spec.full);
   const { driver, inner } = located;
   const sidecars = spec.sidecars === undefined ? await resolveSidecarPlan(ctx, {}, located.storage.record) : spec.sidecars;
-  if (!spec.overwrite && (await exists(driver, inner))) throw forbidden('file exists');
+  if (!spec.overwrite && (await pathExists(driver, inner))) throw forbidden('file exists');
   const parent = parentOf(inner);
   if (parent !== '/') await driver.mkdir(parent);
-  if (sidecars) {
-    await storeWithSidecars(ctx, spec, sidecars, located, body).catch((e: unknown) => {
-      if (isDriverError(e, 'exists') && !spec.overwrite) throw forbidden('file exists');
-      throw e;
-    });
-    return;
+  try {
+    if (sidecars) await storeWithSidecars(ctx, spec, sidecars, located, body);
+    else await storePlain(ctx, spec, driver, inner, body);
+  } catch (e) {
+    // Overwrite: false lost a race at commit: the same answer as the check above (contract §8).
+    if (isDriverError(e, 'exists') && !spec.overwrite) throw forbidden('file exists');
+    throw e;
   }
+}
+
+/** The upload without sidecars: the driver hashes the bytes on their way in. */
+async function storePlain(ctx: AppContext, spec: UploadSpec, driver: StorageDriver, inner: string, body: Readable | AsyncIterable<Uint8Array>): Promise<void> {
   const pending = await driver.beginWrite(inner, {
     size: spec.size,
     overwrite: spec.overwrite,
@@ -149,8 +144,6 @@ export async function storeUpload(ctx: AppContext, spec: UploadSpec, body: Reada
         await pending.commit();
       } catch (e) {
         await pending.abort(e);
-        // Overwrite: false lost a race at commit: the same answer as the check above (contract §8).
-        if (isDriverError(e, 'exists') && !spec.overwrite) throw forbidden('file exists');
         throw e;
       }
     })(),
@@ -163,7 +156,7 @@ export async function storeUpload(ctx: AppContext, spec: UploadSpec, body: Reada
  */
 export async function spoolUploadTask(ctx: AppContext, user: User, spec: UploadSpec, body: Readable) {
   const { driver, inner } = await ctx.fs.locate(spec.full);
-  if (!spec.overwrite && (await exists(driver, inner))) throw forbidden('file exists');
+  if (!spec.overwrite && (await pathExists(driver, inner))) throw forbidden('file exists');
   const tmp = join(ctx.config.dataDir, 'tmp', `upload-${randomUUID()}`);
   let bytes = 0;
   try {

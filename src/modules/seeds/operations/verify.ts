@@ -15,7 +15,7 @@ import type { AppContext } from '../../../app/context.js';
 import { forbidden } from '../../../lib/errors.js';
 import { byteCounter } from '../../../lib/streams.js';
 import { parentOf } from '../../fs/fs.service.js';
-import { isDriverError, type Entry, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
+import { isDriverError, pathExists, type Entry, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
 import { HASH_ALGORITHMS, type HashAlgorithm, type SeedFile } from '../formats/index.js';
 import { createHasher, type FileHashes } from '../hashing/index.js';
 
@@ -72,16 +72,6 @@ export function compareComputed(f: SeedFile, got: FileHashes): string | null {
 
 const mismatch = (shown: string, why: string) => new HashMismatch(`hash mismatch: ${shown}: ${why}`);
 
-async function exists(driver: StorageDriver, inner: string): Promise<boolean> {
-  return driver.stat(inner).then(
-    () => true,
-    (e: unknown) => {
-      if (isDriverError(e, 'not_found')) return false;
-      throw e;
-    },
-  );
-}
-
 export interface LandOptions {
   /** Full virtual path of the file to create. */
   full: string;
@@ -100,7 +90,7 @@ export async function landVerified(ctx: AppContext, o: LandOptions): Promise<Ent
   let pending: PendingWrite;
   try {
     const { driver, inner } = await ctx.fs.locate(o.full);
-    if (!o.overwrite && (await exists(driver, inner))) throw forbidden(`file exists: ${o.shown}`);
+    if (!o.overwrite && (await pathExists(driver, inner))) throw forbidden(`file exists: ${o.shown}`);
     const parent = parentOf(inner);
     if (parent !== '/') await driver.mkdir(parent);
     const mtime = o.file.modified && Number.isFinite(Date.parse(o.file.modified)) ? new Date(o.file.modified) : undefined;

@@ -1,6 +1,6 @@
-/** Small whole-buffer writes and reads through a driver (sidecars, journal backups). */
+/** Small helpers over any driver: existence, whole-buffer writes and reads (sidecars, journal backups). */
 import { Readable } from 'node:stream';
-import type { StorageDriver, WriteOptions } from './types.js';
+import { isDriverError, type StorageDriver, type WriteOptions } from './types.js';
 
 /** Writes `data` to `path` (replacing it) through the two-phase write; nothing is left on failure. */
 export async function writeBuffer(driver: StorageDriver, path: string, data: Buffer, opts: WriteOptions = {}): Promise<void> {
@@ -19,4 +19,15 @@ export async function readBuffer(driver: StorageDriver, path: string): Promise<B
   const chunks: Buffer[] = [];
   for await (const c of await driver.read(path)) chunks.push(Buffer.from(c as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/** Whether anything (file or folder) is at `path`; other errors propagate. */
+export async function pathExists(driver: StorageDriver, path: string): Promise<boolean> {
+  try {
+    await driver.stat(path);
+    return true;
+  } catch (e) {
+    if (isDriverError(e, 'not_found')) return false;
+    throw e;
+  }
 }

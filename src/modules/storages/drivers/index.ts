@@ -12,7 +12,7 @@ export * from './types.js';
 export { LocalDriver, LOCAL_OPTIONS } from './local.js';
 export { S3_OPTIONS } from './s3-options.js';
 export { validateOptions } from './util.js';
-export { readBuffer, writeBuffer } from './buffers.js';
+export { pathExists, readBuffer, writeBuffer } from './buffers.js';
 
 export interface DriverDeps {
   /** Hash index scoped to this storage (local). Defaults to an in-memory index. */
