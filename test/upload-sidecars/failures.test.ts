@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { before, test } from 'node:test';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { rawUpload } from '../fs/helpers.js';
@@ -134,6 +134,17 @@ forEachDialect('upload sidecars: all or nothing', (h) => {
     await putOk(h(), admin, '/swap.bin', 'two!', ALL);
     const oss = JSON.parse(readFileSync(hostPath(h(), '/swap.bin.oss'), 'utf8')) as { files: { hashes: { md5: string } }[] };
     assert.equal(JSON.stringify(oss).includes(createHash('md5').update('two!').digest('hex')), true);
+  });
+
+  test('a large non-seed file at a sidecar name is not replaced: 409, nothing written', async () => {
+    const big = hostPath(h(), '/huge.bin.oss');
+    closeSync(openSync(big, 'w'));
+    truncateSync(big, 65 * MiB); // sparse: no bytes written
+    const r = await put(h(), admin, '/huge.bin', 'payload', ALL);
+    assert.equal(r.status, 409, r.body.message);
+    assert.equal(existsSync(hostPath(h(), '/huge.bin')), false);
+    assert.equal(statSync(big).size, 65 * MiB);
+    assert.equal(existsSync(hostPath(h(), '/huge.bin.cas')), false);
   });
 
   test('no temp file is left behind by any of the above', () => {

@@ -36,14 +36,17 @@ interface StagedSidecar {
 const UPLOAD_RING_BYTES = 4 * 1024 * 1024;
 const UPLOAD_SEGMENT_BYTES = 1024 * 1024;
 
-/** Sidecars larger than this are not a Ferry sidecar of one file; they are replaced without a backup copy. */
+/**
+ * A file at a sidecar's name larger than this is no seed (seed documents are capped far below):
+ * the upload is refused rather than replacing it without a copy to restore.
+ */
 const MAX_BACKUP_BYTES = 64 * 1024 * 1024;
 
 async function readPrevious(driver: StorageDriver, inner: string): Promise<Buffer | null> {
   try {
     const e = await driver.stat(inner);
     if (e.isDir) throw new AppError(409, `cannot write sidecar ${inner}: a folder of that name exists`);
-    if (e.size > MAX_BACKUP_BYTES) return null;
+    if (e.size > MAX_BACKUP_BYTES) throw new AppError(409, `cannot write sidecar ${inner}: a ${e.size}-byte file that is no seed is there`);
     return await readBuffer(driver, inner);
   } catch (e) {
     if (isDriverError(e, 'not_found')) return null;
