@@ -1,7 +1,7 @@
 // Small helpers shared by the benchmarks.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomFill } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const randomFillAsync = promisify(randomFill) as unknown as (buf: Buffer) => Promise<Buffer>;
@@ -85,4 +85,11 @@ export function printTable(header: string[], rows: string[][]): void {
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
+}
+
+/** Resident set size of a process (Linux `/proc/<pid>/status` VmRSS), in bytes. */
+export async function rssBytes(pid: number): Promise<number> {
+  const s = await readFile(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(s);
+  return m ? Number(m[1]) * 1024 : 0;
 }

@@ -12,21 +12,15 @@
 // (node:crypto, one pass, one thread).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, rm, mkdtemp, stat } from 'node:fs/promises';
+import { rm, mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, api } from '../test/support/process.js';
-import { GiB, MiB, haveTool, parseArgs, parseBytes, printTable, runTool, timeIt } from './lib.js';
+import { GiB, MiB, haveTool, rssBytes, parseArgs, parseBytes, printTable, runTool, timeIt } from './lib.js';
 
 export const describe = 'server RSS while receiving a 1 GiB `curl -T` upload (target 200 MB) and throughput vs cp';
 
 const PASSWORD = 'bench-admin-pass';
-
-async function rssBytes(pid: number): Promise<number> {
-  const s = await readFile(`/proc/${pid}/status`, 'utf8');
-  const m = /VmRSS:\s+(\d+)\s+kB/.exec(s);
-  return m ? Number(m[1]) * 1024 : 0;
-}
 
 const mb = (b: number) => (b / 1e6).toFixed(1);
 const rate = (bytes: number, sec: number) => `${(bytes / MiB / sec).toFixed(0)} MiB/s`;

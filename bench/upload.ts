@@ -12,23 +12,17 @@
 //
 // Targets: upload with sidecars ≥ 0.9 × the hashing limit, peak RSS ≤ 200 MB, p99 ≤ 25 ms.
 import { createServer } from 'node:http';
-import { readFile, rm, mkdtemp } from 'node:fs/promises';
+import { rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashPool, hashInput } from '../src/modules/seeds/hashing/index.js';
 import { startServer, api } from '../test/support/process.js';
-import { GiB, MiB, haveTool, parseArgs, parseBytes, printTable, runTool, timeIt, writeRandomFile } from './lib.js';
+import { GiB, MiB, haveTool, rssBytes, parseArgs, parseBytes, printTable, runTool, timeIt, writeRandomFile } from './lib.js';
 
 export const describe = '1 GiB upload with/without three sidecars vs the hashing limit and a null sink; RSS and /api/me p99';
 
 const PASSWORD = 'bench-admin-pass';
 const ALL_SIX = JSON.stringify({ md5: { whole: true, pieces: true }, sha1: { whole: true, pieces: true }, sha256: { whole: true, pieces: true } });
-
-async function rssBytes(pid: number): Promise<number> {
-  const s = await readFile(`/proc/${pid}/status`, 'utf8');
-  const m = /VmRSS:\s+(\d+)\s+kB/.exec(s);
-  return m ? Number(m[1]) * 1024 : 0;
-}
 
 function percentile(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
