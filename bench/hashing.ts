@@ -13,12 +13,12 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HashPool, hashInput } from '../src/modules/seeds/hashing/index.js';
-import type { HashAlgorithm, HashOptions, HashResult } from '../src/modules/seeds/hashing/index.js';
+import type { HashName, HashOptions, HashResult } from '../src/modules/seeds/hashing/index.js';
 import { GiB, MiB, haveTool, parseArgs, parseBytes, printTable, runTool, timeIt, writeRandomFile } from './lib.js';
 
 export const describe = 'engine vs md5sum/sha1sum/sha256sum side by side, mktorrent -t 2, node:crypto (1 GiB file)';
 
-const ALGS: HashAlgorithm[] = ['md5', 'sha1', 'sha256'];
+const ALGS: HashName[] = ['md5', 'sha1', 'sha256'];
 const CORES = 2;
 
 /** Best makespan of `tasks` (seconds each) over `cores` (exhaustive; few tasks). */
@@ -65,7 +65,7 @@ export async function run(args: string[]): Promise<void> {
     const block = Buffer.alloc(64 * MiB);
     const fh = await open(file, 'r');
     await fh.read(block, 0, Math.min(block.length, size), 0).finally(() => fh.close());
-    const cryptoSpeed = (alg: HashAlgorithm) => () => {
+    const cryptoSpeed = (alg: HashName) => () => {
       const h = createHash(alg);
       for (let off = 0; off < size; off += block.length) h.update(off + block.length <= size ? block : block.subarray(0, size - off));
       h.digest();

@@ -62,10 +62,10 @@ export interface ToolRun {
   stderr: string;
 }
 
-/** Runs a command to completion, collecting its output. */
-export function runTool(cmd: string, args: string[]): Promise<ToolRun> {
+/** Runs a command to completion, collecting its output (`env` replaces the environment when given). */
+export function runTool(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, cwd: opts.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

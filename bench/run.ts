@@ -12,6 +12,8 @@ const benchmarks: Record<string, () => Promise<BenchModule>> = {
   'upload-rss': () => import('./upload-rss.js'),
   sftp: () => import('./sftp.js'),
   upload: () => import('./upload.js'),
+  hostile: () => import('./hostile.js'),
+  datapath: () => import('./datapath.js'),
 };
 
 async function main(): Promise<void> {

@@ -3,10 +3,9 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig } from '../config/config.js';
 import { Role } from '../modules/users/user.model.js';
-import { closeApp, openApp } from './bootstrap.js';
-import type { AppContext } from './context.js';
+import { closeApp, openApp, type App } from './bootstrap.js';
 
-async function withAdmin(fn: (ctx: AppContext, adminId: number) => Promise<void>): Promise<void> {
+async function withAdmin(fn: (ctx: App, adminId: number) => Promise<void>): Promise<void> {
   const ctx = await openApp(loadConfig(), { logger: pino({ level: 'warn' }), mountStorages: false });
   try {
     const admin = await ctx.usersRepo.byRole(Role.ADMIN);

@@ -4,8 +4,10 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { registerSeedCommands } from '../modules/seeds/cli/index.js';
 import { adminCommands } from './admin-cli.js';
+import { openApiCommand } from './openapi-cli.js';
 import { ferryVersion } from './bootstrap.js';
 import { serve } from './serve.js';
+import { worker } from './worker.js';
 
 const program = new Command('ferry').description('Ferry: a self-hosted file manager with transfer seeds').version(ferryVersion());
 
@@ -14,7 +16,14 @@ program
   .description('start the HTTP server (configuration from FERRY_* environment variables)')
   .action(async () => serve(loadConfig()));
 
+program
+  .command('worker')
+  .description('run background tasks only (no HTTP or SFTP listener), beside serving instances on the same database')
+  .action(async () => worker(loadConfig()));
+
 adminCommands(program);
+
+openApiCommand(program);
 
 registerSeedCommands(program);
 

@@ -12,8 +12,8 @@ import type { Config } from '../config/config.js';
 import { migrate, openDatabase } from '../db/database.js';
 import { passwordFields, randomPassword } from '../modules/auth/password.js';
 import { ALL_PERMISSIONS, Role } from '../modules/users/user.model.js';
-import { settleInterruptedCommits, startStartupCleanup, stopStartupCleanup } from './cleanup.js';
-import { buildContext, type AppContext } from './context.js';
+import { StartupCleanup } from './cleanup.js';
+import { buildServices, type Services } from './services.js';
 
 export function ferryVersion(): string {
   try {
@@ -53,30 +53,38 @@ export interface OpenOptions {
   mountStorages?: boolean;
 }
 
-/** Releases storages and the database pool. */
-export async function closeApp(ctx: AppContext): Promise<void> {
-  await stopStartupCleanup(ctx);
-  await ctx.tasks.stopAll();
-  await ctx.storages.close();
-  await ctx.database.close();
+/** An opened data dir: every service, and the start-up cleanup running in the background. */
+export interface App extends Services {
+  cleanup: StartupCleanup;
 }
 
-export async function openApp(config: Config, opts: OpenOptions = {}): Promise<AppContext> {
+/** Releases storages and the database pool. */
+export async function closeApp(app: App): Promise<void> {
+  await app.cleanup.stop();
+  await app.tasks.stopAll();
+  await app.storages.close();
+  await app.database.close();
+}
+
+export async function openApp(config: Config, opts: OpenOptions = {}): Promise<App> {
   for (const d of ['', 'files', 'ssh', 'tmp']) mkdirSync(join(config.dataDir, d), { recursive: true });
   const secret = loadSecret(config);
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const database = await openDatabase({ ...config, onPoolError: (e) => logger.warn({ err: e.message }, 'idle database connection lost') });
   try {
     await migrate(database);
-    const ctx = buildContext({ config, database, logger, secret, version: ferryVersion() });
-    await ctx.settings.ensureDefaults();
-    await seedFirstStart(ctx, opts.announce ?? ((l) => process.stdout.write(l + '\n')));
+    const services = buildServices({ config, database, logger, secret, version: ferryVersion() });
+    const app: App = { ...services, cleanup: new StartupCleanup(services) };
+    await app.settings.ensureDefaults();
+    await seedFirstStart(app, opts.announce ?? ((l) => process.stdout.write(l + '\n')));
     if (opts.mountStorages !== false) {
-      await ctx.storages.loadAll();
-      await settleInterruptedCommits(ctx);
-      startStartupCleanup(ctx);
+      await app.storages.loadAll();
+      // write sets a crash interrupted are settled before any request can touch their files
+      const settled = await app.writeSets.recover();
+      if (settled > 0) logger.info({ settled }, 'startup: settled write sets interrupted between commits');
+      app.cleanup.start();
     }
-    return ctx;
+    return app;
   } catch (e) {
     await database.close();
     throw e;
@@ -87,7 +95,7 @@ export async function openApp(config: Config, opts: OpenOptions = {}): Promise<A
  * Inserts a first-start user unless another instance starting at the same moment already did
  * (the unique username decides); true when this call created it.
  */
-async function insertFirstUser(ctx: AppContext, role: number, insert: () => Promise<unknown>): Promise<boolean> {
+async function insertFirstUser(ctx: Services, role: number, insert: () => Promise<unknown>): Promise<boolean> {
   try {
     await insert();
     return true;
@@ -97,7 +105,7 @@ async function insertFirstUser(ctx: AppContext, role: number, insert: () => Prom
   }
 }
 
-async function seedFirstStart(ctx: AppContext, announce: (line: string) => void): Promise<void> {
+async function seedFirstStart(ctx: Services, announce: (line: string) => void): Promise<void> {
   const { db } = ctx.database;
   if (!(await ctx.usersRepo.byRole(Role.ADMIN))) {
     const password = ctx.config.adminPassword ?? randomPassword(12);

@@ -11,13 +11,14 @@
  * FERRY_STALE_MULTIPART_MS (default 1 h). Everything removed is logged.
  *
  * It runs in the background once the storages are mounted; `closeApp` stops it. Before it, and
- * before any request is served, `settleInterruptedCommits` replays the sidecar commit journal.
+ * before any request is served, the write sets a crash interrupted are settled (WriteSets.recover).
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
-import type { AppContext } from './context.js';
-import { recoverJournal } from '../modules/seeds/sidecars/journal.js';
+import type { Services } from './services.js';
+
+type CleanupDeps = Pick<Services, 'config' | 'logger' | 'storages' | 'tasks'>;
 import { lastChange } from '../modules/storages/drivers/local.js';
 import { TASK_TYPES } from '../modules/tasks/task.model.js';
 
@@ -41,13 +42,13 @@ export function cleanupAges(config: Config): CleanupAges {
 }
 
 /** Payloads of every task that has not finished (their spool files must stay). */
-async function unfinishedPayloads(ctx: AppContext): Promise<string[]> {
+async function unfinishedPayloads(ctx: CleanupDeps): Promise<string[]> {
   const out: string[] = [];
   for (const type of TASK_TYPES) for (const t of await ctx.tasks.list(type, false, null)) out.push(t.payload);
   return out;
 }
 
-async function cleanSpool(ctx: AppContext, before: number, signal: AbortSignal): Promise<string[]> {
+async function cleanSpool(ctx: CleanupDeps, before: number, signal: AbortSignal): Promise<string[]> {
   const dir = join(ctx.config.dataDir, 'tmp');
   const names = await readdir(dir).catch(() => [] as string[]);
   if (names.length === 0) return [];
@@ -67,7 +68,7 @@ async function cleanSpool(ctx: AppContext, before: number, signal: AbortSignal):
 }
 
 /** Runs the cleanup once; failures of one storage are reported and do not stop the others. */
-export async function runStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAges(ctx.config), signal: AbortSignal = new AbortController().signal): Promise<CleanupSummary> {
+export async function runStartupCleanup(ctx: CleanupDeps, ages: CleanupAges = cleanupAges(ctx.config), signal: AbortSignal = new AbortController().signal): Promise<CleanupSummary> {
   const now = Date.now();
   const summary: CleanupSummary = { storages: [], spool: [] };
   for (const m of ctx.storages.list()) {
@@ -86,51 +87,44 @@ export async function runStartupCleanup(ctx: AppContext, ages: CleanupAges = cle
   return summary;
 }
 
-/**
- * Uploads with sidecars killed between their commits (journal in `<data dir>/journal`): settled
- * before the server accepts requests, so no upload can touch those files meanwhile. A failure is
- * logged; the entries stay for the next start.
- */
-export async function settleInterruptedCommits(ctx: AppContext): Promise<void> {
-  const driverFor = (id: number) => ctx.storages.list().find((m) => m.record.id === id)?.driver ?? undefined;
-  try {
-    const n = await recoverJournal(ctx.config.dataDir, driverFor, ctx.logger);
-    if (n > 0) ctx.logger.info({ settled: n }, 'startup: settled uploads interrupted between commits');
-  } catch (e) {
-    ctx.logger.warn({ err: (e as Error).message }, 'startup: settling interrupted uploads failed');
-  }
-}
+/** The cleanup running in the background after start-up; `stop` (at shutdown) waits for it to let go. */
+export class StartupCleanup {
+  private running: { abort: AbortController; done: Promise<void> } | null = null;
 
-const running = new WeakMap<AppContext, { abort: AbortController; done: Promise<void> }>();
+  constructor(
+    private readonly deps: CleanupDeps,
+    private readonly ages: CleanupAges = cleanupAges(deps.config),
+  ) {}
 
-/** Starts the cleanup in the background; logs each removal and a final `startup cleanup done`. */
-export function startStartupCleanup(ctx: AppContext, ages: CleanupAges = cleanupAges(ctx.config)): void {
-  if (running.has(ctx)) return;
-  const abort = new AbortController();
-  const log = ctx.logger;
-  const done = (async () => {
-    try {
-      const s = await runStartupCleanup(ctx, ages, abort.signal);
-      for (const st of s.storages) {
-        if (st.error) log.warn({ storage: st.mountPath, err: st.error }, 'startup cleanup failed for a storage');
-        if (st.temps.length) log.info({ storage: st.mountPath, removed: st.temps }, 'startup cleanup: removed stale temp files');
-        if (st.uploads.length) log.info({ storage: st.mountPath, aborted: st.uploads }, 'startup cleanup: aborted stale multipart uploads');
+  /** Starts the cleanup; logs each removal and a final `startup cleanup done`. */
+  start(): void {
+    if (this.running) return;
+    const abort = new AbortController();
+    const log = this.deps.logger;
+    const done = (async () => {
+      try {
+        const s = await runStartupCleanup(this.deps, this.ages, abort.signal);
+        for (const st of s.storages) {
+          if (st.error) log.warn({ storage: st.mountPath, err: st.error }, 'startup cleanup failed for a storage');
+          if (st.temps.length) log.info({ storage: st.mountPath, removed: st.temps }, 'startup cleanup: removed stale temp files');
+          if (st.uploads.length) log.info({ storage: st.mountPath, aborted: st.uploads }, 'startup cleanup: aborted stale multipart uploads');
+        }
+        if (s.spool.length) log.info({ removed: s.spool }, 'startup cleanup: removed stale spool files');
+        const count = (k: 'temps' | 'uploads') => s.storages.reduce((n, st) => n + st[k].length, 0);
+        log.info({ temps: count('temps'), uploads: count('uploads'), spool: s.spool.length }, 'startup cleanup done');
+      } catch (e) {
+        if (!abort.signal.aborted) log.warn({ err: (e as Error).message }, 'startup cleanup failed');
       }
-      if (s.spool.length) log.info({ removed: s.spool }, 'startup cleanup: removed stale spool files');
-      const count = (k: 'temps' | 'uploads') => s.storages.reduce((n, st) => n + st[k].length, 0);
-      log.info({ temps: count('temps'), uploads: count('uploads'), spool: s.spool.length }, 'startup cleanup done');
-    } catch (e) {
-      if (!abort.signal.aborted) log.warn({ err: (e as Error).message }, 'startup cleanup failed');
-    }
-  })();
-  running.set(ctx, { abort, done });
-}
+    })();
+    this.running = { abort, done };
+  }
 
-/** Stops a running cleanup (shutdown) and waits for it to let go of the storages. */
-export async function stopStartupCleanup(ctx: AppContext): Promise<void> {
-  const r = running.get(ctx);
-  if (!r) return;
-  r.abort.abort(new Error('shutting down'));
-  await r.done;
-  running.delete(ctx);
+  /** Stops a running cleanup (shutdown) and waits for it to let go of the storages. */
+  async stop(): Promise<void> {
+    const r = this.running;
+    if (!r) return;
+    r.abort.abort(new Error('shutting down'));
+    await r.done;
+    this.running = null;
+  }
 }

@@ -1,38 +1,66 @@
-/** `ferry serve`: opens the data dir and listens until SIGINT/SIGTERM. */
+/** `ferry serve`: HTTP (and SFTP when configured) plus the task runner, until SIGINT/SIGTERM. */
+import { join } from 'node:path';
 import type { Config } from '../config/config.js';
-import { buildHttpServer } from '../http/server.js';
 import type { SftpServer } from '../modules/sftp/sftp.server.js';
-import { closeApp, openApp } from './bootstrap.js';
+import { closeApp, openApp, type App } from './bootstrap.js';
+import { buildHttpServer } from './http.js';
+import { registerTasks } from './tasks.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export async function serve(config: Config): Promise<void> {
-  const ctx = await openApp(config);
-  const app = await buildHttpServer(ctx);
-  let sftp: SftpServer | null = null;
+/** Starts the SFTP server of an opened app (ssh2 is large: loaded only when SFTP is on). */
+export async function startSftp(app: App, listen: { host: string; port: number }): Promise<SftpServer> {
+  const { startSftpServer } = await import('../modules/sftp/sftp.server.js');
+  return startSftpServer(
+    {
+      fs: app.fs,
+      uploads: app.uploads,
+      auth: app.auth,
+      keys: app.sshKeysRepo,
+      users: app.usersRepo,
+      settings: app.settings,
+      logger: app.logger,
+      version: app.version,
+      hostKeyDir: join(app.config.dataDir, 'ssh'),
+    },
+    listen,
+  );
+}
+
+/** Calls `stop` once on SIGINT/SIGTERM, then exits. */
+export function onShutdownSignal(app: App, stop: () => Promise<void>): void {
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    ctx.logger.info({ signal }, 'shutting down');
-    await sftp?.close();
-    // A client that stops sending mid-upload would hold the HTTP server open forever:
-    // after a grace period its connection is cut (its upload aborts and cleans up).
-    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    deadline.unref();
-    await app.close();
-    clearTimeout(deadline);
-    await closeApp(ctx);
+    app.logger.info({ signal }, 'shutting down');
+    await stop();
+    await closeApp(app);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+export async function serve(config: Config): Promise<void> {
+  const app = await openApp(config);
+  registerTasks(app);
+  const http = await buildHttpServer(app);
+  let sftp: SftpServer | null = null;
+  onShutdownSignal(app, async () => {
+    await sftp?.close();
+    // A client that stops sending mid-upload would hold the HTTP server open forever:
+    // after a grace period its connection is cut (its upload aborts and cleans up).
+    const deadline = setTimeout(() => http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    await http.close();
+    clearTimeout(deadline);
+  });
   if (config.sftpListen) {
-    // Loaded only when enabled (ssh2 is large).
-    const { startSftpServer } = await import('../modules/sftp/sftp.server.js');
-    sftp = await startSftpServer(ctx);
-    ctx.logger.info({ sftp: `${sftp.address.host}:${sftp.address.port}` }, 'SFTP is listening');
+    sftp = await startSftp(app, config.sftpListen);
+    app.logger.info({ sftp: `${sftp.address.host}:${sftp.address.port}` }, 'SFTP is listening');
   }
-  const address = await app.listen({ port: config.port, host: config.host });
-  ctx.logger.info({ address, database: ctx.database.dialect, dataDir: config.dataDir }, 'Ferry is listening');
+  const address = await http.listen({ port: config.port, host: config.host });
+  app.tasks.start();
+  app.logger.info({ address, database: app.database.dialect, dataDir: config.dataDir }, 'Ferry is listening');
 }

@@ -2,7 +2,7 @@
  * Kysely over SQLite (better-sqlite3, the embedded default) or PostgreSQL (pg).
  * Every query and migration in Ferry runs on both.
  */
-import { Kysely, PostgresDialect, SqliteDialect, Migrator } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, Migrator, sql } from 'kysely';
 import { join } from 'node:path';
 import type { DB } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -54,5 +54,23 @@ export async function migrate(database: Database): Promise<void> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}
+
+export interface DatabaseHealth {
+  ok: boolean;
+  dialect: Dialect;
+  latency_ms: number;
+  error?: string;
+}
+
+/** One round trip to the database, timed. */
+export async function pingDatabase(database: Database): Promise<DatabaseHealth> {
+  const started = Date.now();
+  try {
+    await sql`select 1`.execute(database.db);
+    return { ok: true, dialect: database.dialect, latency_ms: Date.now() - started };
+  } catch (e) {
+    return { ok: false, dialect: database.dialect, latency_ms: Date.now() - started, error: String(e) };
   }
 }

@@ -4,7 +4,6 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../lib/errors.js';
-import { DRIVER_ERROR_STATUS, isDriverError } from '../modules/storages/drivers/types.js';
 
 interface AjvLikeError {
   keyword: string;
@@ -44,11 +43,7 @@ export interface ErrorReply {
 
 /** Maps anything thrown to `{code, message, data}`. */
 export function toErrorReply(err: unknown): ErrorReply {
-  if (isAppError(err)) return { code: err.code, message: err.message, data: err.data };
-  if (isDriverError(err)) {
-    const code = DRIVER_ERROR_STATUS[err.kind];
-    return { code, message: code >= 500 ? `storage error: ${err.message}` : err.message, data: err.option ? { option: err.option } : null };
-  }
+  if (isAppError(err)) return { code: err.code, message: err.replyMessage(), data: err.data };
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
     return { code: 400, message: validationMessage(fe.validation, fe.validationContext), data: null };
@@ -80,11 +75,18 @@ export function hideBasePath(body: ErrorReply, basePath: string | undefined): Er
   return { ...body, message };
 }
 
-export function installErrorMapper(app: FastifyInstance, http200: () => Promise<boolean>): void {
+export interface ErrorMapperOptions {
+  /** Whether errors go out with HTTP 200 (the `api_errors_http_200` setting, for older OpenList clients). */
+  errorsAsHttp200: () => Promise<boolean>;
+  /** The base path of the request's user: cut out of error messages (users see paths relative to it). */
+  basePathOf: (req: FastifyRequest) => string | undefined;
+}
+
+export function installErrorMapper(app: FastifyInstance, o: ErrorMapperOptions): void {
   const send = async (reply: FastifyReply, body: ErrorReply) => {
     let compat = false;
     try {
-      compat = await http200();
+      compat = await o.errorsAsHttp200();
     } catch {
       compat = false;
     }
@@ -97,7 +99,7 @@ export function installErrorMapper(app: FastifyInstance, http200: () => Promise<
       .send(body);
   };
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const body = hideBasePath(toErrorReply(err), req.principal?.user.basePath);
+    const body = hideBasePath(toErrorReply(err), o.basePathOf(req));
     if (body.code >= 500) req.log.error({ err }, 'request failed');
     return send(reply, body);
   });

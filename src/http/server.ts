@@ -1,32 +1,40 @@
-/** Builds the Fastify server: validation, error mapper, auth hook, OpenAPI, every module's routes. */
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+/**
+ * The HTTP kit's server: Fastify with TypeBox validation, the one error mapper, the auth hook, body and
+ * header timeouts, the OpenAPI document (`/api/openapi.json`, error replies included) and `/ping`. It knows
+ * no module: the composition root (src/app/http.ts) mounts every module's routes on what this returns.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import { sql } from 'kysely';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../app/context.js';
-import { authRoutes } from '../modules/auth/auth.routes.js';
-import { settingsRoutes } from '../modules/settings/settings.routes.js';
-import { sshKeysRoutes } from '../modules/ssh-keys/ssh-keys.routes.js';
-import { usersRoutes } from '../modules/users/users.routes.js';
-import { storagesRoutes } from '../modules/storages/storages.routes.js';
-import { fsRoutes } from '../modules/fs/fs.routes.js';
-import { uploadRoutes } from '../modules/fs/upload.routes.js';
-import { downloadRoutes } from '../modules/fs/download.routes.js';
-import { sharesRoutes } from '../modules/shares/shares.routes.js';
-import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
-import { seedGenerationRoutes } from '../modules/seeds/generation/index.js';
-import { seedPreviewRoutes } from '../modules/seeds/operations/preview.routes.js';
-import { seedTransferRoutes } from '../modules/seeds/operations/transfer.routes.js';
-import { registerTaskHandlers } from '../app/task-handlers.js';
-import { installAuthHook } from './auth-hook.js';
+import { installAuthHook, type AuthGuard } from './auth-hook.js';
+import { ErrorEnvelope } from './envelope.js';
 import { installErrorMapper } from './error-mapper.js';
-import { staticUiRoutes } from './static-ui.js';
+import { installJsonParser, JSON_BODY_LIMIT } from './json-body.js';
 import type { HttpApp } from './types.js';
 import { validatorCompiler } from './validation.js';
 
-/** Largest JSON body accepted (uploads stream separately and are not bound by this). */
-export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+
+export interface HttpServerOptions {
+  logger: Logger;
+  logLevel: string;
+  /** Fastify's `trustProxy`: whom to believe about the client address. */
+  trustProxy: boolean;
+  headersTimeoutMs: number;
+  /** A request body that sends nothing for this long loses its connection (0 = off). */
+  bodyIdleTimeoutMs: number;
+  /** Log event-loop delay percentiles when the server closes. */
+  eventLoopStats: boolean;
+  /** Shown in the OpenAPI document. */
+  version: string;
+  /** Whether JSON errors go out with HTTP 200 (`api_errors_http_200`). */
+  errorsAsHttp200: () => Promise<boolean>;
+  /** Authenticates a request for its route's auth level. */
+  guard: AuthGuard;
+  /** The base path of the request's user (cut out of error messages). */
+  basePathOf: (req: FastifyRequest) => string | undefined;
+}
 
 /**
  * Slow bodies (slowloris): while a request body is arriving, its connection is cut after
@@ -63,15 +71,37 @@ function installBodyIdleTimeout(app: HttpApp, ms: number): void {
   });
 }
 
+/** Bodies up to this size are read (and dropped) before an early error reply goes out. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
 /**
- * An error sent before a chunked or over-limit body was read closes the connection: keeping it
- * open would make node:http read (and discard) the rest of that body, whatever its size.
+ * An error answered before the request body was read (401, 403, 413 …). A client still sending would otherwise
+ * race the reply: closing a connection with unread bytes in it makes the kernel send a reset, which can destroy
+ * the reply before the client reads it. So a body of known size up to DRAIN_LIMIT is read and dropped first
+ * (the body idle timeout still applies); a chunked or larger body is not read at all: the reply closes the
+ * connection (keeping it would make node:http read and discard the rest, whatever its size).
  */
-function installCloseOnUnreadBody(app: HttpApp): void {
+function installUnreadBodyHandling(app: HttpApp): void {
   app.addHook('onSend', async (req, reply, payload) => {
     const raw = req.raw;
-    if (reply.statusCode < 400 || raw.complete) return payload;
-    if (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > JSON_BODY_LIMIT) reply.header('connection', 'close');
+    if (reply.statusCode < 400 || raw.complete || raw.readableEnded || raw.destroyed) return payload;
+    const declared = Number(raw.headers['content-length'] ?? NaN);
+    if (raw.headers['transfer-encoding'] === undefined && Number.isFinite(declared) && declared <= DRAIN_LIMIT) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          raw.off('end', done);
+          raw.off('close', done);
+          raw.off('error', done);
+          resolve();
+        };
+        raw.on('end', done);
+        raw.on('close', done);
+        raw.on('error', done);
+        raw.resume();
+      });
+      return payload;
+    }
+    reply.header('connection', 'close');
     return payload;
   });
 }
@@ -80,7 +110,7 @@ function installCloseOnUnreadBody(app: HttpApp): void {
  * FERRY_EVENT_LOOP_STATS: event-loop delay percentiles (ms) logged when the server closes.
  * The histogram records the time between 10 ms samples; the sampling interval is taken off.
  */
-function installEventLoopStats(app: HttpApp, logger: AppContext['logger']): void {
+function installEventLoopStats(app: HttpApp, logger: Logger): void {
   const RESOLUTION_MS = 10;
   const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   h.enable();
@@ -94,64 +124,45 @@ function installEventLoopStats(app: HttpApp, logger: AppContext['logger']): void
   });
 }
 
-export async function buildHttpServer(ctx: AppContext): Promise<HttpApp> {
+/** Every documented route also documents the error envelope (4xx and 5xx). */
+function documentErrors(app: HttpApp): void {
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {}) as { hide?: boolean; response?: Record<string, unknown> };
+    if (schema.hide) return;
+    schema.response = { ...(schema.response ?? {}), '4xx': ErrorEnvelope, '5xx': ErrorEnvelope };
+  });
+}
+
+export async function createHttpServer(o: HttpServerOptions): Promise<HttpApp> {
   const app = Fastify({
-    loggerInstance: ctx.logger as FastifyBaseLogger,
-    trustProxy: ctx.config.trustProxy,
+    loggerInstance: o.logger as FastifyBaseLogger,
+    trustProxy: o.trustProxy,
     bodyLimit: JSON_BODY_LIMIT,
     // No total request time limit (large uploads); slow headers time out, slow bodies idle out.
     requestTimeout: 0,
-    http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(ctx.config.headersTimeoutMs / 4))) },
-    logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
+    http: { headersTimeout: o.headersTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(o.headersTimeoutMs / 4))) },
+    logController: new LogController({ disableRequestLogging: o.logLevel !== 'debug' && o.logLevel !== 'trace' }),
     ajv: { customOptions: { coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  installErrorMapper(app, () => ctx.settings.getBool('api_errors_http_200'));
-  installAuthHook(app, ctx.auth);
-  installBodyIdleTimeout(app, ctx.config.bodyIdleTimeoutMs);
-  installCloseOnUnreadBody(app);
-  if (ctx.config.eventLoopStats) installEventLoopStats(app, ctx.logger);
+  installJsonParser(app);
+  app.decorateRequest('principal', null);
+  installErrorMapper(app, { errorsAsHttp200: o.errorsAsHttp200, basePathOf: o.basePathOf });
+  installAuthHook(app, o.guard);
+  installBodyIdleTimeout(app, o.bodyIdleTimeoutMs);
+  installUnreadBodyHandling(app);
+  if (o.eventLoopStats) installEventLoopStats(app, o.logger);
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'Ferry', version: ctx.version, description: 'Self-hosted file manager with transfer seeds. Every JSON reply is `{code, message, data}`.' },
+      info: { title: 'Ferry', version: o.version, description: 'Self-hosted file manager with transfer seeds. Every JSON reply is `{code, message, data}`.' },
       components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
       security: [{ token: [] }],
     },
   });
-
+  documentErrors(app);
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/ping', { schema: { hide: true } }, async (_req, reply) => reply.type('text/plain').send('pong'));
-  app.get('/healthz', { schema: { tags: ['system'], summary: 'Database and storages' } }, async (_req, reply) => {
-    const started = Date.now();
-    let database: { ok: boolean; dialect: string; latency_ms: number; error?: string };
-    try {
-      await sql`select 1`.execute(ctx.database.db);
-      database = { ok: true, dialect: ctx.database.dialect, latency_ms: Date.now() - started };
-    } catch (e) {
-      database = { ok: false, dialect: ctx.database.dialect, latency_ms: Date.now() - started, error: String(e) };
-    }
-    if (database.ok) await ctx.storages.refresh().catch(() => {});
-    const storages = ctx.storages.list().map((m) => ({ id: m.record.id, mount_path: m.record.mountPath, driver: m.record.driver, status: m.status }));
-    const status = database.ok ? 200 : 500;
-    return reply.status(status).send({ code: status, message: database.ok ? 'success' : 'database unavailable', data: { database, storages } });
-  });
-
-  registerTaskHandlers(ctx);
-  authRoutes(app, ctx);
-  usersRoutes(app, ctx);
-  sshKeysRoutes(app, ctx);
-  settingsRoutes(app, ctx);
-  storagesRoutes(app, ctx);
-  fsRoutes(app, ctx);
-  uploadRoutes(app, ctx);
-  downloadRoutes(app, ctx);
-  sharesRoutes(app, ctx);
-  tasksRoutes(app, ctx);
-  seedGenerationRoutes(app, ctx);
-  seedPreviewRoutes(app, ctx);
-  seedTransferRoutes(app, ctx);
-  await staticUiRoutes(app);
   return app;
 }

@@ -12,6 +12,11 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
   }
+
+  /** What a client is told (the message, unless a subclass words it differently). */
+  replyMessage(): string {
+    return this.message;
+  }
 }
 
 export const badRequest = (message: string, data?: Record<string, unknown>) => new AppError(400, message, data ?? null);

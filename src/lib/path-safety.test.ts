@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { AppError } from './errors.js';
-import {
-  RELATIVE_PATH_MESSAGE,
-  UnsafePathError,
-  assertSafeName,
-  cleanPath,
-  isWithin,
-  joinBasePath,
-  stripBasePath,
-} from './path-safety.js';
+import { RELATIVE_PATH_MESSAGE, UnsafePathError, assertSafeName, cleanPath, joinBasePath, stripBasePath } from './path-safety.js';
+import { isWithin } from './paths.js';
 
 const BASE = '/home/u';
 

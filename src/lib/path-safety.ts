@@ -14,6 +14,7 @@
  * The result of `joinBasePath` always starts with the cleaned base path.
  */
 import { AppError } from './errors.js';
+import { isWithin, relativeTo, under } from './paths.js';
 
 export const RELATIVE_PATH_MESSAGE = 'using relative path is not allowed';
 
@@ -65,15 +66,7 @@ export function cleanPath(input: string): string {
 /** Resolves a user-supplied path inside the user's base path. */
 export function joinBasePath(basePath: string, userPath: string): string {
   const base = cleanPath(basePath);
-  const rel = cleanPath(userPath);
-  if (base === '/') return rel;
-  return rel === '/' ? base : base + rel;
-}
-
-/** True when `path` equals `root` or lies below it (both cleaned). */
-export function isWithin(root: string, path: string): boolean {
-  if (root === '/') return path.startsWith('/');
-  return path === root || path.startsWith(root + '/');
+  return under(base, cleanPath(userPath));
 }
 
 /** Returns `path` relative to the user's base path (for presenting paths back to the user). */
@@ -81,7 +74,7 @@ export function stripBasePath(basePath: string, fullPath: string): string {
   const base = cleanPath(basePath);
   if (base === '/') return fullPath;
   if (!isWithin(base, fullPath)) throw new UnsafePathError();
-  return fullPath.slice(base.length) || '/';
+  return relativeTo(base, fullPath);
 }
 
 /** A single path segment (a file name in rename/mkdir/upload): non-empty, no separators, not `.`/`..`, no NUL. */

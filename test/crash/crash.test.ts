@@ -133,8 +133,10 @@ for (const dialect of DIALECTS) {
         assert.ok(r.status === 404 || (r.status === 200 && (r.body.data.content ?? []).length === 0), `${dir}: ${r.status} ${JSON.stringify(r.body.data)}`);
       }
       assert.deepEqual(await taskRows(db.url, dataDir), []);
-      const indexed = await query<{ path: string }>(db.url, dataDir, 'SELECT path FROM hash_index ORDER BY path');
-      assert.deepEqual(indexed.map((r) => r.path), ['/keep.bin']);
+      // one row per storage (both drivers keep the index): the local and the S3 keep.bin, nothing of the cut uploads
+      const indexed = await query<{ path: string; storage_id: number }>(db.url, dataDir, 'SELECT path, storage_id FROM hash_index ORDER BY storage_id');
+      assert.deepEqual(indexed.map((r) => r.path), ['/keep.bin', '/keep.bin']);
+      assert.equal(new Set(indexed.map((r) => Number(r.storage_id))).size, 2);
     });
 
     test('a seed generation task killed mid-hash is taken over after the restart and finishes correctly', async () => {

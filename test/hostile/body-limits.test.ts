@@ -1,14 +1,15 @@
 /**
  * Bodies over the limits, against the built server over raw TCP: JSON routes refuse a declared
- * 1 GiB body at once (413, connection closed, nothing read) and cut a chunked body off at the
- * 16 MiB limit; an error answered before a large body was read closes the connection instead
- * of draining it. Multipart uploads are streamed; their non-file parts are bounded.
+ * 1 GiB body at once (413, connection closed, nothing read) and cut a chunked body off at their
+ * limit (1 MiB, 16 MiB for seed routes); no body is read for a client that may not use the route, and
+ * deep nesting is refused before parsing; an error answered before a large body was read closes the
+ * connection instead of draining it. Multipart uploads are streamed; their non-file parts are bounded.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JSON_BODY_LIMIT } from '../../src/http/server.js';
+import { JSON_BODY_LIMIT, LARGE_JSON_BODY_LIMIT } from '../../src/http/json-body.js';
 import { MiB, putHeaders, startFerry, treeOf, type Ferry } from '../fs/helpers.js';
 import { connect, header, parseResponse, within } from './raw.js';
 
@@ -39,6 +40,31 @@ describe('request body limits (server process)', () => {
     await stillServes();
   });
 
+  test('JSON routes take 1 MiB unless they carry seeds (16 MiB); a body is never read for a client that may not use the route', async () => {
+    const deep = (bytes: number) => '['.repeat(bytes / 2) + ']'.repeat(bytes / 2);
+    const post = (path: string, body: string, token?: string) =>
+      fetch(`${f.url}${path}`, { method: 'POST', headers: { ...(token ? { authorization: token } : {}), 'content-type': 'application/json' }, body });
+    // 2 MiB to an ordinary route: too large for it
+    let r = await post('/api/fs/list', JSON.stringify({ path: '/', pad: 'x'.repeat(2 * MiB) }), f.token);
+    assert.equal(r.status, 413);
+    // the same size carries a seed: accepted up to the seed limit (the seed itself is then checked)
+    r = await post('/api/fs/seed/parse', JSON.stringify({ seed_data: 'A'.repeat(2 * MiB) }), f.token);
+    assert.equal(r.status, 400);
+    assert.match(((await r.json()) as { message: string }).message, /seed_data/);
+    // no login: refused before the body is read or parsed, whatever it holds
+    r = await post('/api/fs/list', deep(512 * 1024));
+    assert.equal(r.status, 401);
+    r = await post('/api/fs/seed/parse', deep(8 * MiB), 'not-a-token');
+    assert.equal(r.status, 401);
+    // logged in: a deeply nested document is refused before JSON.parse sees it
+    r = await post('/api/fs/list', deep(512 * 1024), f.token);
+    assert.equal(r.status, 400);
+    assert.match(((await r.json()) as { message: string }).message, /nested deeper than 64 levels/);
+    r = await post('/api/fs/list', JSON.stringify({ path: '/', deep: JSON.parse('['.repeat(60) + ']'.repeat(60)) }), f.token);
+    assert.equal(r.status, 200, 'a document nested 60 levels is fine');
+    await stillServes();
+  });
+
   test('a chunked JSON body is cut off at the limit (413), not read to its end', async () => {
     const c = await connect(f.url);
     await c.write(head('/api/fs/list', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n'));
@@ -52,7 +78,7 @@ describe('request body limits (server process)', () => {
     }
     await within(c.closed, 10_000, 'server closing the connection');
     // What was accepted by the kernel beyond the limit is bounded by socket buffers, not the body.
-    assert.ok(sent < JSON_BODY_LIMIT + 32 * MiB, `sent ${sent / MiB} MiB before the server stopped reading`);
+    assert.ok(sent < LARGE_JSON_BODY_LIMIT + 32 * MiB, `sent ${sent / MiB} MiB before the server stopped reading`);
     const r = parseResponse(c.received());
     assert.equal(r.status, 413);
     assert.deepEqual(header(r, 'connection'), ['close']);

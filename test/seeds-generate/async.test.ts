@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { forEachDialect } from '../support/harness.js';
 import { SharesRepo } from '../../src/modules/shares/shares.repo.js';
 import { decodeOss } from '../../src/modules/seeds/formats/index.js';
-import { executeGeneration, prepareGeneration } from '../../src/modules/seeds/generation/index.js';
+import { executeGeneration, prepareGeneration } from '../../src/modules/seeds/generation/generate.js';
 import { KiB, MiB, bytes, coreutils, filesDir, generate, generated, probeReads, putRaw, setSettings, until, type ReadProbe } from './helpers.js';
 
 const SIZE = 3 * MiB;
@@ -114,7 +114,7 @@ forEachDialect('seed generation: background tasks', (h) => {
     const admin = (await h().ctx.usersRepo.byUsername('admin'))!;
     const body = { paths: ['/as/share-me.bin'], formats: ['oss' as const], share_files: ['/as/share-me.bin'], output_path: '/as-out-share' };
     const before = (await seedShares()).length;
-    const attempt = async () => executeGeneration(h().ctx, admin, await prepareGeneration(h().ctx, admin, body), { origin: 'http://127.0.0.1', taskId: 'task-under-test' });
+    const attempt = async () => executeGeneration(h().ctx.seeds, admin, await prepareGeneration(h().ctx.seeds, admin, body), { origin: 'http://127.0.0.1', taskId: 'task-under-test' });
     const first = await attempt();
     const second = await attempt();
     assert.equal((await seedShares()).length, before + 1, 'one share, not one per attempt');

@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import pino from 'pino';
-import { closeApp, openApp } from '../../src/app/bootstrap.js';
-import type { AppContext } from '../../src/app/context.js';
+import { closeApp, openApp, type App } from '../../src/app/bootstrap.js';
+import { buildHttpServer } from '../../src/app/http.js';
+import { startSftp } from '../../src/app/serve.js';
+import { registerTasks } from '../../src/app/tasks.js';
 import { loadConfig } from '../../src/config/config.js';
-import { buildHttpServer } from '../../src/http/server.js';
 import type { HttpApp } from '../../src/http/types.js';
-import { startSftpServer, type SftpServer } from '../../src/modules/sftp/sftp.server.js';
+import type { SftpServer } from '../../src/modules/sftp/sftp.server.js';
 import { createTestDatabase, DIALECTS, type DialectName, type TestDatabase } from './databases.js';
 
 export const ADMIN_PASSWORD = 'admin-pass-1';
@@ -31,7 +32,7 @@ export interface CallOptions {
 }
 
 export class Harness {
-  ctx!: AppContext;
+  ctx!: App;
   app!: HttpApp;
   dataDir!: string;
   /** The SFTP server, when the env sets FERRY_SFTP_LISTEN (port 0 = any free port). */
@@ -57,9 +58,11 @@ export class Harness {
       ...this.env,
     });
     this.ctx = await openApp(config, { logger: pino({ level: 'silent' }), announce: () => {} });
+    registerTasks(this.ctx);
+    this.ctx.tasks.start();
     this.app = await buildHttpServer(this.ctx);
     await this.app.ready();
-    if (config.sftpListen) this.sftp = await startSftpServer(this.ctx);
+    if (config.sftpListen) this.sftp = await startSftp(this.ctx, config.sftpListen);
   }
 
   async close(): Promise<void> {

@@ -21,7 +21,7 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   requireBuild();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     // The listening line is logged at info level: a test that sets a higher level gets a timeout.

@@ -6,7 +6,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { api, getToken, setToken, UNAUTHORIZED_EVENT } from './api.js';
 import type { User } from './types.js';
 
-export type PublicSettings = Record<string, string>;
+export type { PublicSettings } from './types.js';
+import type { PublicSettings } from './types.js';
 
 export interface Session {
   status: 'loading' | 'anonymous' | 'ready';

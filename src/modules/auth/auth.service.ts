@@ -10,15 +10,19 @@ import type { UsersRepo } from '../users/users.repo.js';
 import { isGuest, Role, type User } from '../users/user.model.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
 import { addressKey, userKey, type Lockout } from './lockout.js';
-import { hashStatic, verifyStatic } from './password.js';
+import { verifyStatic } from './password.js';
 import type { TokenClaims, Tokens } from './tokens.js';
 
 export const INVALID_CREDENTIALS = 'Invalid username or password';
 export const LOCKED_MESSAGE = 'Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.';
 
-/** Compared against when the user does not exist, so both failures cost the same time. */
+/**
+ * Checked against when the user does not exist, so an unknown and a known username cost the same scrypt run
+ * (a cached dummy answered ~20× faster and told an attacker which usernames exist).
+ */
 const DUMMY_SALT = 'ferry-dummy-salt';
-let dummyHash: Promise<string> | null = null;
+const DUMMY_HASH = '0'.repeat(64);
+const DUMMY_INPUT = '0'.repeat(64);
 
 export interface Principal {
   user: User;
@@ -35,27 +39,32 @@ export class AuthService {
     private readonly twoFactor: TwoFactorService,
   ) {}
 
-  /** Checks a username and static hash (lowercase hex); throws 429/401/403/402 in contract order. */
+  /**
+   * Checks a username and static hash (lowercase hex); throws 429/401/403/402 in contract order. The attempt is
+   * reserved against the lockout before anything is checked (see lockout.ts).
+   */
   async checkCredentials(username: string, staticHex: string | null, ip: string, otpCode?: string): Promise<User> {
-    const keys = [userKey(username), addressKey(ip)];
-    if (await this.lockout.isLocked(keys)) throw tooManyRequests(LOCKED_MESSAGE);
-    const user = await this.users.byUsername(username);
-    const good = user && staticHex !== null
-      ? await verifyStatic(staticHex, user.salt, user.pwdHash)
-      : (await (dummyHash ??= hashStatic('0'.repeat(64), DUMMY_SALT)), false);
-    if (!user || !good) {
-      await this.lockout.recordFailure(keys);
-      throw unauthorized(INVALID_CREDENTIALS);
+    const attempt = await this.lockout.reserve([userKey(username), addressKey(ip)]);
+    if (!attempt) throw tooManyRequests(LOCKED_MESSAGE);
+    let outcome: 'success' | 'failure' = 'failure';
+    try {
+      const user = await this.users.byUsername(username);
+      const matches = await verifyStatic(staticHex ?? DUMMY_INPUT, user?.salt ?? DUMMY_SALT, user?.pwdHash ?? DUMMY_HASH);
+      if (!user || staticHex === null || !matches) throw unauthorized(INVALID_CREDENTIALS);
+      // the password was right: whatever follows, this attempt was no guess at it
+      outcome = 'success';
+      if (user.disabled) throw forbidden('user is disabled');
+      if (user.otpSecret && !(await this.twoFactor.acceptLoginCode(user, otpCode ?? ''))) {
+        // A wrong code is a guess and counts; a missing one (first step of a 2FA login, or an
+        // SFTP password attempt by a 2FA user) came with the right password and does not.
+        if (otpCode) outcome = 'failure';
+        throw new AppError(402, 'Invalid 2FA code');
+      }
+      await this.lockout.clear(userKey(username));
+      return user;
+    } finally {
+      await attempt.settle(outcome);
     }
-    if (user.disabled) throw forbidden('user is disabled');
-    if (user.otpSecret && !(await this.twoFactor.acceptLoginCode(user, otpCode ?? ''))) {
-      // A wrong code is a guess and counts; a missing one (first step of a 2FA login, or an
-      // SFTP password attempt by a 2FA user) came with the right password and does not.
-      if (otpCode) await this.lockout.recordFailure(keys);
-      throw new AppError(402, 'Invalid 2FA code');
-    }
-    await this.lockout.clear(userKey(username));
-    return user;
   }
 
   async login(username: string, staticHex: string | null, ip: string, otpCode?: string): Promise<string> {

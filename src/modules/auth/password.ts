@@ -5,10 +5,26 @@
  * - What we store is scrypt(static hash, per-user random salt). Plain passwords never
  *   reach the database or the logs.
  */
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { WorkerPool } from '../../lib/worker-pool.js';
+import type { ScryptRequest } from './password.worker.js';
 
-const scryptAsync = promisify(scrypt) as (pw: string, salt: string, len: number, opts: object) => Promise<Buffer>;
+/**
+ * Password hashing runs on one dedicated worker thread with a bounded queue. On libuv's thread pool a burst of
+ * logins (16 MiB and ~60 ms of CPU each) queued ahead of every file read and write: everyone's downloads stalled
+ * for seconds. The lockout bounds attempts per user and address; this bounds the total.
+ */
+const hashing = new WorkerPool<ScryptRequest, Uint8Array>({
+  module: new URL(import.meta.url.endsWith('.ts') ? './password.worker.ts' : './password.worker.js', import.meta.url),
+  name: 'ferry-password',
+  size: 1,
+  maxQueue: 256,
+});
+
+async function scryptHash(password: string, salt: string): Promise<Buffer> {
+  const out = await hashing.run({ password, salt, keyLength: KEY_LEN, options: SCRYPT });
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
 
 export const STATIC_HASH_SUFFIX = '-https://github.com/alist-org/alist';
 const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -28,11 +44,11 @@ export function newSalt(): string {
 }
 
 export async function hashStatic(staticHex: string, salt: string): Promise<string> {
-  return (await scryptAsync(staticHex, salt, KEY_LEN, SCRYPT)).toString('hex');
+  return (await scryptHash(staticHex, salt)).toString('hex');
 }
 
 export async function verifyStatic(staticHex: string, salt: string, storedHex: string): Promise<boolean> {
-  const got = await scryptAsync(staticHex, salt, KEY_LEN, SCRYPT);
+  const got = await scryptHash(staticHex, salt);
   const want = Buffer.from(storedHex, 'hex');
   return want.length === got.length && timingSafeEqual(got, want);
 }

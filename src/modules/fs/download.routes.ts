@@ -4,17 +4,22 @@
  * `sign` is required while `sign_all` is on.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import type { HttpApp } from '../../http/types.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import { cleanPath } from '../../lib/path-safety.js';
-import { baseName } from './fs.service.js';
+import { baseName } from '../../lib/paths.js';
+import type { FsService } from './fs.service.js';
+import type { Links } from './links.js';
 import { serveFile } from './serve-file.js';
-import { verifySign } from './sign.js';
+
+export interface DownloadRouteDeps {
+  fs: Pick<FsService, 'locate'>;
+  links: Pick<Links, 'verify'>;
+}
 
 /** Serves the file at full virtual path `full`; `mode` decides whether a redirect is allowed. */
-export async function serveVirtual(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, full: string, mode: 'direct' | 'proxy'): Promise<FastifyReply> {
-  const { storage, driver, inner } = await ctx.fs.locate(full);
+export async function serveVirtual(fs: Pick<FsService, 'locate'>, req: FastifyRequest, reply: FastifyReply, full: string, mode: 'direct' | 'proxy'): Promise<FastifyReply> {
+  const { storage, driver, inner } = await fs.locate(full);
   const e = await driver.stat(inner);
   if (e.isDir) throw notFound('object not found');
   if (!storage.record.proxy) {
@@ -26,7 +31,7 @@ export async function serveVirtual(ctx: AppContext, req: FastifyRequest, reply: 
   return serveFile(req, reply, driver, inner, { ...e, name: baseName(full) });
 }
 
-export function downloadRoutes(app: HttpApp, ctx: AppContext): void {
+export function downloadRoutes(app: HttpApp, { fs, links }: DownloadRouteDeps): void {
   for (const [prefix, mode] of [['d', 'direct'], ['p', 'proxy']] as const) {
     app.route({
       method: ['GET', 'HEAD'],
@@ -38,10 +43,8 @@ export function downloadRoutes(app: HttpApp, ctx: AppContext): void {
       },
       handler: async (req, reply) => {
         const full = cleanPath('/' + (req.params as { '*': string })['*']);
-        if (await ctx.settings.getBool('sign_all')) {
-          verifySign(await ctx.settings.get('token'), full, (req.query as { sign?: string }).sign);
-        }
-        return serveVirtual(ctx, req, reply, full, mode);
+        await links.verify(full, (req.query as { sign?: string }).sign);
+        return serveVirtual(fs, req, reply, full, mode);
       },
     });
   }

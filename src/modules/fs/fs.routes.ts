@@ -1,25 +1,34 @@
 /** `/api/fs/*` (OpenList request and response shapes, contract §8). */
 import { Type } from 'typebox';
-import type { AppContext } from '../../app/context.js';
-import { currentUser } from '../../http/auth-hook.js';
-import { OkNull, ok } from '../../http/envelope.js';
+import { OkNull, OkOf, ok, paging } from '../../http/envelope.js';
+import { DirSchema, DirsBody, FsGetSchema, FsListSchema, ListBody, MkdirBody, PathBody, RemoveBody, RenameBody, TransferBody, TransferResultSchema } from './fs.schemas.js';
 import type { HttpApp } from '../../http/types.js';
 import { badRequest, forbidden } from '../../lib/errors.js';
 import { assertSafeName, stripBasePath } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
-import { presentTask } from '../tasks/task.model.js';
 import { can, isAdmin, Perm } from '../users/user.model.js';
-import { baseName, joinPath } from './fs.service.js';
-import { directUrl, requirePerm, signFor, userPath } from './fs.context.js';
-import { presentObj } from './obj.present.js';
+import { presentObj } from './fs.present.js';
+import type { FsService } from './fs.service.js';
+import { COPY_TASK, MOVE_TASK } from './fs.task.js';
+import type { Links } from './links.js';
+import { requestOrigin } from '../../http/origin.js';
+import type { TaskQueue } from '../tasks/tasks.service.js';
+
+export interface FsRouteDeps {
+  fs: FsService;
+  links: Pick<Links, 'sign' | 'direct'>;
+  tasks: TaskQueue;
+}
+import { baseName, joinPath } from '../../lib/paths.js';
+import { currentUser } from '../auth/principal.js';
+import { requirePerm, userPath } from './access.js';
+import { presentTask } from '../tasks/tasks.present.js';
 
 /** Cross-storage transfers above this many bytes run as a task. */
 export const TRANSFER_TASK_THRESHOLD = 16 * 1024 * 1024;
 
-const PathBody = Type.Object({ path: Type.String(), password: Type.Optional(Type.String()) });
-const Names = Type.Array(Type.String(), { maxItems: 10000 });
 
-export function fsRoutes(app: HttpApp, ctx: AppContext): void {
+export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps): void {
   const guestOk = { config: { auth: 'guest' as const } };
 
   app.post('/api/fs/list', {
@@ -27,38 +36,32 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
     schema: {
       tags: ['fs'],
       summary: 'List a directory (storage entries plus mount points below it)',
-      body: Type.Object({
-        path: Type.String(),
-        password: Type.Optional(Type.String()),
-        page: Type.Optional(Type.Integer()),
-        per_page: Type.Optional(Type.Integer()),
-        refresh: Type.Optional(Type.Boolean()),
-      }),
+      body: ListBody,
+      response: { 200: OkOf(FsListSchema) },
     },
   }, async (req) => {
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
-    const dir = await ctx.fs.stat(full);
+    const dir = await fs.stat(full);
     if (!dir.isDir) throw badRequest('not a folder');
-    const entries = (await ctx.fs.list(full)).sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
-    const perPage = req.body.per_page ?? 0;
-    const page = Math.max(1, req.body.page ?? 1);
-    const slice = perPage > 0 ? entries.slice((page - 1) * perPage, page * perPage) : entries;
-    const content = await Promise.all(slice.map(async (e) => presentObj(e, e.isDir ? '' : await signFor(ctx, joinPath(full, e.name)))));
+    const entries = (await fs.list(full)).sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
+    const { offset, limit } = paging(req.body);
+    const slice = limit === null ? entries : entries.slice(offset, offset + limit);
+    const content = await Promise.all(slice.map(async (e) => presentObj(e, e.isDir ? '' : await links.sign(joinPath(full, e.name)))));
     return ok({ content, total: entries.length, readme: '', header: '', write: can(user, Perm.WRITE), provider: dir.storage?.record.driver ?? 'unknown' });
   });
 
   app.post('/api/fs/get', {
     ...guestOk,
-    schema: { tags: ['fs'], summary: 'One object, with raw_url for files', body: PathBody },
+    schema: { tags: ['fs'], summary: 'One object, with raw_url for files', body: PathBody, response: { 200: OkOf(FsGetSchema) } },
   }, async (req) => {
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
-    const e = await ctx.fs.stat(full);
-    const obj = presentObj({ ...e, name: full === user.basePath && full !== '/' ? baseName(full) : e.name }, e.isDir ? '' : await signFor(ctx, full));
+    const e = await fs.stat(full);
+    const obj = presentObj({ ...e, name: full === user.basePath && full !== '/' ? baseName(full) : e.name }, e.isDir ? '' : await links.sign(full));
     return ok({
       ...obj,
-      raw_url: e.isDir ? '' : await directUrl(ctx, req, full),
+      raw_url: e.isDir ? '' : await links.direct(requestOrigin(req), full),
       readme: '',
       header: '',
       provider: e.storage?.record.driver ?? 'unknown',
@@ -68,47 +71,39 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
 
   app.post('/api/fs/dirs', {
     ...guestOk,
-    schema: { tags: ['fs'], summary: 'Folders only (for pickers)', body: Type.Object({ path: Type.String(), password: Type.Optional(Type.String()), force_root: Type.Optional(Type.Boolean()) }) },
+    schema: { tags: ['fs'], summary: 'Folders only (for pickers)', body: DirsBody, response: { 200: OkOf(Type.Array(DirSchema)) } },
   }, async (req) => {
     const user = currentUser(req);
     if (req.body.force_root && !isAdmin(user)) throw forbidden('Permission denied');
     const full = req.body.force_root ? userPath({ ...user, basePath: '/' }, req.body.path) : userPath(user, req.body.path);
-    const dirs = (await ctx.fs.list(full)).filter((e) => e.isDir).sort((a, b) => a.name.localeCompare(b.name));
+    const dirs = (await fs.list(full)).filter((e) => e.isDir).sort((a, b) => a.name.localeCompare(b.name));
     return ok(dirs.map((d) => ({ name: d.name, modified: isoTime(d.modified) })));
   });
 
   app.post('/api/fs/mkdir', {
     ...guestOk,
-    schema: { tags: ['fs'], body: Type.Object({ path: Type.String({ minLength: 1 }) }), response: { 200: OkNull } },
+    schema: { tags: ['fs'], body: MkdirBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
     requirePerm(user, Perm.WRITE);
-    await ctx.fs.mkdir(userPath(user, req.body.path));
+    await fs.mkdir(userPath(user, req.body.path));
     return ok();
   });
 
   app.post('/api/fs/rename', {
     ...guestOk,
-    schema: { tags: ['fs'], body: Type.Object({ path: Type.String({ minLength: 1 }), name: Type.String(), overwrite: Type.Optional(Type.Boolean()) }), response: { 200: OkNull } },
+    schema: { tags: ['fs'], body: RenameBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
     requirePerm(user, Perm.RENAME);
-    await ctx.fs.rename(userPath(user, req.body.path), assertSafeName(req.body.name), req.body.overwrite ?? false);
+    await fs.rename(userPath(user, req.body.path), assertSafeName(req.body.name), req.body.overwrite ?? false);
     return ok();
-  });
-
-  const TransferBody = Type.Object({
-    src_dir: Type.String(),
-    dst_dir: Type.String(),
-    names: Names,
-    overwrite: Type.Optional(Type.Boolean()),
-    skip_existing: Type.Optional(Type.Boolean()),
   });
 
   for (const kind of ['move', 'copy'] as const) {
     app.post(`/api/fs/${kind}`, {
       ...guestOk,
-      schema: { tags: ['fs'], summary: `${kind} entries of src_dir into dst_dir (across storages: streamed, as a task when large)`, body: TransferBody },
+      schema: { tags: ['fs'], summary: `${kind} entries of src_dir into dst_dir (across storages: streamed, as a task when large)`, body: TransferBody, response: { 200: OkOf(TransferResultSchema) } },
     }, async (req) => {
       const user = currentUser(req);
       requirePerm(user, kind === 'move' ? Perm.MOVE : Perm.COPY);
@@ -116,7 +111,7 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
       if (names.length === 0 || names.some((n) => n === '')) throw badRequest('Empty file names');
       const srcDir = userPath(user, req.body.src_dir);
       const dstDir = userPath(user, req.body.dst_dir);
-      const dst = await ctx.fs.stat(dstDir);
+      const dst = await fs.stat(dstDir);
       if (!dst.isDir) throw badRequest('dst_dir is not a folder');
       const tasks = [];
       // Sidecars that already followed their file (seed_follow) are not handled a second time.
@@ -125,25 +120,24 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
         const src = joinPath(srcDir, name);
         const target = joinPath(dstDir, name);
         if (followed.has(src)) continue;
-        await ctx.fs.stat(src);
+        await fs.stat(src);
         if (!overwrite) {
-          const exists = await ctx.fs.stat(target).then(() => true, () => false);
+          const exists = await fs.stat(target).then(() => true, () => false);
           if (exists && skip_existing) continue;
           if (exists) throw forbidden(`file [${name}] exists`);
         }
-        const same = await ctx.fs.sameStorage(src, dstDir);
-        const size = same ? 0 : await ctx.fs.totalSize(src);
+        const same = await fs.sameStorage(src, dstDir);
+        const size = same ? 0 : await fs.totalSize(src);
         if (same || size <= TRANSFER_TASK_THRESHOLD) {
-          for (const f of await ctx.fs.transfer(kind, src, target, { overwrite })) followed.add(f);
+          for (const f of await fs.transfer(kind, src, target, { overwrite })) followed.add(f);
           continue;
         }
-        const task = await ctx.tasks.create(
-          kind,
-          `${kind} ${stripBasePath(user.basePath, src)} to ${stripBasePath(user.basePath, dstDir)}`,
-          user.id,
-          { src, dst: target, overwrite },
-          size,
-        );
+        const task = await queue.create(kind === 'copy' ? COPY_TASK : MOVE_TASK, {
+          name: `${kind} ${stripBasePath(user.basePath, src)} to ${stripBasePath(user.basePath, dstDir)}`,
+          creatorId: user.id,
+          payload: { src, dst: target, overwrite },
+          totalBytes: size,
+        });
         tasks.push(presentTask(task, user.username));
       }
       const verb = kind === 'move' ? 'Move' : 'Copy';
@@ -153,30 +147,16 @@ export function fsRoutes(app: HttpApp, ctx: AppContext): void {
 
   app.post('/api/fs/remove', {
     ...guestOk,
-    schema: { tags: ['fs'], body: Type.Object({ dir: Type.String(), names: Names }), response: { 200: OkNull } },
+    schema: { tags: ['fs'], body: RemoveBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
     requirePerm(user, Perm.REMOVE);
     if (req.body.names.length === 0 || req.body.names.some((n) => n === '')) throw badRequest('Empty file names');
     const dir = userPath(user, req.body.dir);
     const targets = req.body.names.map((n) => joinPath(dir, assertSafeName(n)));
-    for (const t of targets) await ctx.fs.stat(t);
+    for (const t of targets) await fs.stat(t);
     const followed = new Set<string>();
-    for (const t of targets) if (!followed.has(t)) for (const f of await ctx.fs.remove(t)) followed.add(f);
+    for (const t of targets) if (!followed.has(t)) for (const f of await fs.remove(t)) followed.add(f);
     return ok();
   });
-}
-
-/** Cross-storage move/copy tasks queued by `/api/fs/move|copy` (registered by the composition root). */
-export function registerTransferTasks(ctx: AppContext): void {
-  for (const kind of ['move', 'copy'] as const) {
-    ctx.tasks.register(kind, async (payload, run) => {
-      let done = 0;
-      await ctx.fs.transfer(kind, String(payload.src), String(payload.dst), {
-        overwrite: Boolean(payload.overwrite),
-        signal: run.signal,
-        progress: (n) => run.progress((done += n)),
-      });
-    });
-  }
 }

@@ -5,15 +5,13 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
-import { assertSafeName, isWithin } from '../../lib/path-safety.js';
+import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
 import { isDriverError, pathExists, type Entry, type StorageDriver } from '../storages/drivers/index.js';
 import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
-import { sidecarNamesOf } from '../seeds/sidecars/names.js';
+import { NO_COMPANIONS, type CompanionFiles, type TreeChange, type TreeObserver } from './fs.ports.js';
+import { baseName, isWithin, joinPath, parentOf } from '../../lib/paths.js';
 
-export const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
-export const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
-export const joinPath = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
 
 export interface Located {
   storage: MountedStorage;
@@ -30,29 +28,48 @@ function virtualDir(name: string, modified: number): Entry {
 }
 
 export class FsService {
-  /** @param followSidecars whether `seed_follow` is on: file operations then carry `<name>.oss|.torrent|.cas` along. */
+  private readonly observers: TreeObserver[] = [];
+  /** @param companions files that travel with a file (seed sidecars): rename, move, copy and remove carry them along. */
   constructor(
     private readonly storages: StorageRegistry,
-    private readonly followSidecars: () => Promise<boolean> = async () => false,
+    private readonly companions: CompanionFiles = NO_COMPANIONS,
   ) {}
 
+  /** Adds an observer of every change made through Ferry (the composition root registers them). */
+  observe(observer: TreeObserver): void {
+    this.observers.push(observer);
+  }
+
+  /** Tells every observer of a change that has happened; an observer's failure never undoes it. */
+  async notify(change: TreeChange): Promise<void> {
+    for (const o of this.observers) await o.treeChanged(change).catch(() => undefined);
+  }
+
   /**
-   * The existing sidecars of `full` with the path each goes to (`to` names the new file), when
-   * `seed_follow` is on and `full` is a file; folders are never followed.
+   * Registers a write that must end (commit, or abort and clean up) before the storages close at shutdown.
+   * Returns `work` unchanged.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    return this.storages.track(work);
+  }
+
+  /**
+   * The existing companions of `full` with the path each goes to (`to` names the new file), when they
+   * follow and `full` is a file; folders are never followed.
    */
   private async followers(full: string, to?: string): Promise<{ from: string; to: string }[]> {
-    if (!(await this.followSidecars())) return [];
+    if (!(await this.companions.followEnabled())) return [];
     const { driver, inner } = await this.locate(full);
     const e = await driver.stat(inner).catch(() => null);
     if (!e || e.isDir) return [];
     const dir = parentOf(full);
     const out: { from: string; to: string }[] = [];
-    const target = to ? sidecarNamesOf(baseName(to)) : [];
-    for (const [i, s] of sidecarNamesOf(baseName(full)).entries()) {
-      const from = joinPath(dir, s.name);
+    const target = to ? this.companions.namesOf(baseName(to)) : [];
+    for (const [i, name] of this.companions.namesOf(baseName(full)).entries()) {
+      const from = joinPath(dir, name);
       const loc = await this.locate(from).catch(() => null);
       const st = loc ? await loc.driver.stat(loc.inner).catch(() => null) : null;
-      if (st && !st.isDir) out.push({ from, to: to ? joinPath(parentOf(to), target[i]!.name) : from });
+      if (st && !st.isDir) out.push({ from, to: to ? joinPath(parentOf(to), target[i]!) : from });
     }
     return out;
   }
@@ -107,6 +124,7 @@ export class FsService {
     const { driver, inner } = await this.locate(full);
     if (inner === '/') return;
     await driver.mkdir(inner);
+    await this.notify({ kind: 'mkdir', full });
   }
 
   /** Renames inside the folder; sidecars follow (keeping their suffix). Returns the sidecar paths that moved. */
@@ -125,11 +143,9 @@ export class FsService {
     if (target === inner) return;
     const taken = await pathExists(driver, target);
     if (taken && !overwrite) throw forbidden(`file [${newName}] exists`);
-    if (taken) {
-      await driver.move(inner, target, { overwrite: true });
-      return;
-    }
-    await driver.rename(inner, newName);
+    if (taken) await driver.move(inner, target, { overwrite: true });
+    else await driver.rename(inner, newName);
+    await this.notify({ kind: 'moved', from: full, to: joinPath(parentOf(full), newName) });
   }
 
   /** Removes a file (with its sidecars) or a folder. Returns the sidecar paths removed with it. */
@@ -138,11 +154,15 @@ export class FsService {
     if (inner === '/') throw forbidden('a mount point cannot be removed');
     const follow = await this.followers(full);
     await driver.remove(inner);
+    await this.notify({ kind: 'removed', full });
     for (const f of follow) {
       const loc = await this.locate(f.from);
-      await loc.driver.remove(loc.inner).catch((e: unknown) => {
-        if (!isDriverError(e, 'not_found')) throw e;
-      });
+      await loc.driver.remove(loc.inner).then(
+        () => this.notify({ kind: 'removed', full: f.from }),
+        (e: unknown) => {
+          if (!isDriverError(e, 'not_found')) throw e;
+        },
+      );
     }
     return follow.map((f) => f.from);
   }
@@ -184,10 +204,11 @@ export class FsService {
       if (kind === 'move') await s.driver.move(s.inner, d.inner, { overwrite: opts.overwrite });
       else await s.driver.copy(s.inner, d.inner, { overwrite: opts.overwrite });
       opts.progress?.(0);
-      return;
+    } else {
+      await this.streamCopy(s.driver, s.inner, d.driver, d.inner, opts);
+      if (kind === 'move') await s.driver.remove(s.inner);
     }
-    await this.streamCopy(s.driver, s.inner, d.driver, d.inner, opts);
-    if (kind === 'move') await s.driver.remove(s.inner);
+    await this.notify(kind === 'move' ? { kind: 'moved', from: src, to: dst } : { kind: 'copied', from: src, to: dst });
   }
 
   private async streamCopy(
@@ -205,7 +226,7 @@ export class FsService {
       return;
     }
     const pending = await to.beginWrite(dst, { size: e.size, overwrite: opts.overwrite, mtime: e.modified });
-    await this.storages.track(
+    await this.track(
       (async () => {
         try {
           const body = await from.read(src);

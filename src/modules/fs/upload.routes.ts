@@ -1,13 +1,17 @@
 /** `PUT|POST /api/fs/put` (raw body) and `/api/fs/form` (multipart field `file`), also at `/fs/…`. */
 import multipart from '@fastify/multipart';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../app/context.js';
-import { currentUser } from '../../http/auth-hook.js';
-import { ok } from '../../http/envelope.js';
+import { OkOf, ok } from '../../http/envelope.js';
+import { UploadResultSchema } from './fs.schemas.js';
 import type { HttpApp } from '../../http/types.js';
 import { badRequest } from '../../lib/errors.js';
-import { presentTask } from '../tasks/task.model.js';
-import { parseUploadHeaders, planUploadSidecars, spoolUploadTask, storeUpload, type UploadSpec } from './upload.js';
+import { parseUploadHeaders, type UploadService, type UploadSpec } from './upload.service.js';
+
+export interface UploadRouteDeps {
+  uploads: UploadService;
+}
+import { currentUser } from '../auth/principal.js';
+import { presentTask } from '../tasks/tasks.present.js';
 
 const UPLOAD_HEADERS_DOC =
   'Headers: File-Path (URL-encoded), Overwrite (default true), As-Task or ?as_task=true, Content-Length or X-File-Size, ' +
@@ -15,14 +19,13 @@ const UPLOAD_HEADERS_DOC =
   'Sidecars (contract §10.4): X-Seed-Sidecars (oss,torrent,cas), X-Generate-Seed (on|off|inherit), X-Seed-Format, ' +
   'X-Seed-Piece-Size (bytes), X-Seed-Hash-Matrix (JSON, raw or URL-encoded); written beside the file as <name>.<format>, all or nothing.';
 
-export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
-
+export function uploadRoutes(app: HttpApp, { uploads }: UploadRouteDeps): void {
   const finish = async (spec: UploadSpec, body: Readable, req: Parameters<typeof currentUser>[0]) => {
     if (spec.asTask) {
-      const task = await spoolUploadTask(ctx, currentUser(req), spec, body);
+      const task = await uploads.spool(currentUser(req), spec, body);
       return ok({ task: presentTask(task, currentUser(req).username) });
     }
-    await storeUpload(ctx, spec, body);
+    await uploads.store(spec, body);
     return ok(null);
   };
 
@@ -35,10 +38,10 @@ export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
         method: ['PUT', 'POST'],
         url,
         config: { auth: 'guest' },
-        schema: { tags: ['fs'], summary: 'Streamed upload (raw body)', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs') },
+        schema: { tags: ['fs'], summary: 'Streamed upload (raw body)', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs'), response: { 200: OkOf(UploadResultSchema) } },
         handler: async (req) => {
           const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: true });
-          await planUploadSidecars(ctx, req, spec);
+          await uploads.planCompanions(req.headers, spec);
           return finish(spec, req.raw, req);
         },
       });
@@ -52,7 +55,7 @@ export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
         method: ['PUT', 'POST'],
         url,
         config: { auth: 'guest' },
-        schema: { tags: ['fs'], summary: 'Multipart upload (field "file")', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs') },
+        schema: { tags: ['fs'], summary: 'Multipart upload (field "file")', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs'), response: { 200: OkOf(UploadResultSchema) } },
         handler: async (req) => {
           const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: false });
           if (!req.isMultipart()) throw badRequest('body: multipart/form-data with a "file" field is required');
@@ -62,7 +65,7 @@ export function uploadRoutes(app: HttpApp, ctx: AppContext): void {
           const field = part.fields.as_task;
           const asTaskField = field && !Array.isArray(field) && field.type === 'field' ? String(field.value) : undefined;
           if (asTaskField === 'true') spec.asTask = true;
-          await planUploadSidecars(ctx, req, spec);
+          await uploads.planCompanions(req.headers, spec);
           return finish(spec, part.file, req);
         },
       });

@@ -35,6 +35,7 @@ export const SETTING_DEFS: readonly SettingDef[] = [
   { key: 'seed_cas_direct_access', default: 'false', type: 'bool', group: 'seed', public: true, help: 'Allow direct access through .cas seeds.' },
   { key: 'seed_follow', default: 'true', type: 'bool', group: 'seed', public: false, help: 'Sidecars follow rename/move/copy/remove of their file.' },
   { key: 'seed_async_threshold', default: '1073741824', type: 'number', group: 'seed', public: false, help: 'Total bytes above which seed generation runs as a background task.' },
+  { key: 'seed_max_files', default: '100000', type: 'number', group: 'seed', public: false, help: 'Most files a seed may list to be previewed or used (at most 100000).' },
   { key: 'seed_fallback_name', default: 'Service Seed', type: 'string', group: 'seed', public: false, help: 'Seed name when none can be derived.' },
   { key: 'seed_trusted_source_hosts', default: '', type: 'text', group: 'seed', public: false, help: 'Hosts besides the site whose seed sources may be fetched, one per line.' },
 ];

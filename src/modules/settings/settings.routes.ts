@@ -1,34 +1,32 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../app/context.js';
 import { OkNull, OkOf, ok } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
+import type { SettingsService } from './settings.service.js';
+import { PublicSettingsSchema, SettingSchema } from './settings.schemas.js';
 
-const SettingSchema = Type.Object({
-  key: Type.String(),
-  value: Type.String(),
-  type: Type.String(),
-  group: Type.String(),
-  public: Type.Boolean(),
-  options: Type.Array(Type.String()),
-  help: Type.String(),
-});
+export interface SettingsRouteDeps {
+  settings: SettingsService;
+  /** Ferry's version, shown in the public settings. */
+  version: string;
+}
 
-export function settingsRoutes(app: HttpApp, ctx: AppContext): void {
+export function settingsRoutes(app: HttpApp, deps: SettingsRouteDeps): void {
+  const { settings } = deps;
   app.get('/api/public/settings', {
-    schema: { tags: ['settings'], summary: 'Public settings, no login needed', response: { 200: OkOf(Type.Record(Type.String(), Type.String())) } },
-  }, async () => ok({ ...(await ctx.settings.publicSettings()), version: ctx.version }));
+    schema: { tags: ['settings'], summary: 'Public settings, no login needed', response: { 200: OkOf(PublicSettingsSchema) } },
+  }, async () => ok({ ...(await settings.publicSettings()), version: deps.version }));
 
   const admin = { config: { auth: 'admin' as const } };
 
   app.get('/api/admin/setting/list', {
     ...admin,
     schema: { tags: ['admin'], response: { 200: OkOf(Type.Array(SettingSchema)) } },
-  }, async () => ok(await ctx.settings.list()));
+  }, async () => ok(await settings.list()));
 
   app.get('/api/admin/setting/get', {
     ...admin,
     schema: { tags: ['admin'], querystring: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 200: OkOf(SettingSchema) } },
-  }, async (req) => ok(await ctx.settings.getView(req.query.key)));
+  }, async (req) => ok(await settings.getView(req.query.key)));
 
   app.post('/api/admin/setting/save', {
     ...admin,
@@ -39,12 +37,12 @@ export function settingsRoutes(app: HttpApp, ctx: AppContext): void {
       response: { 200: OkNull },
     },
   }, async (req) => {
-    await ctx.settings.save(req.body);
+    await settings.save(req.body);
     return ok();
   });
 
   app.post('/api/admin/setting/reset_token', {
     ...admin,
     schema: { tags: ['admin'], summary: 'Generate a new admin API token', response: { 200: OkOf(Type.String()) } },
-  }, async () => ok(await ctx.settings.resetToken()));
+  }, async () => ok(await settings.resetToken()));
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../../lib/errors.js';
 import type { SettingsRepo } from './settings.repo.js';
 import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef } from './settings.defaults.js';
+import type { SettingView } from './settings.schemas.js';
 
 /**
  * How long a read of the settings table is reused. Short, so a change saved on one instance is
@@ -11,14 +12,13 @@ import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef } from './settings.defau
  */
 const CACHE_MS = 500;
 
-export interface SettingView {
-  key: string;
-  value: string;
-  type: SettingDef['type'];
-  group: SettingDef['group'];
-  public: boolean;
-  options: string[];
-  help: string;
+
+/** What most modules need of the settings: typed reads (cached for at most CACHE_MS). */
+export interface SettingsReader {
+  get(key: string): Promise<string>;
+  getBool(key: string): Promise<boolean>;
+  getNumber(key: string): Promise<number>;
+  getJson<T>(key: string): Promise<T>;
 }
 
 export function newAdminToken(): string {
@@ -26,7 +26,7 @@ export function newAdminToken(): string {
 }
 
 /** Settings stored in the database over the defaults of settings.defaults.ts. */
-export class SettingsService {
+export class SettingsService implements SettingsReader {
   private cache: { at: number; values: Map<string, string> } | null = null;
   /** The read in flight, shared by concurrent callers. */
   private loading: Promise<Map<string, string>> | null = null;

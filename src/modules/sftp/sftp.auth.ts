@@ -15,9 +15,8 @@
  */
 import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType } from 'ssh2';
-import type { AppContext } from '../../app/context.js';
+import type { SftpDeps } from './sftp.deps.js';
 import { staticHash } from '../auth/password.js';
-import { SshKeysRepo } from '../ssh-keys/ssh-keys.repo.js';
 import { can, Perm, type User } from '../users/user.model.js';
 
 export type AuthOutcome =
@@ -27,19 +26,15 @@ export type AuthOutcome =
   | { kind: 'rejected'; reason: string };
 
 export class SftpAuthenticator {
-  private readonly keys: SshKeysRepo;
-
-  constructor(private readonly ctx: AppContext) {
-    this.keys = new SshKeysRepo(ctx.database.db);
-  }
+  constructor(private readonly deps: Pick<SftpDeps, 'auth' | 'keys' | 'users' | 'settings'>) {}
 
   /** Methods offered to the client (read from the settings at each attempt). */
   async methods(): Promise<AuthenticationType[]> {
-    return (await this.ctx.settings.getBool('sftp_disable_password_login')) ? ['publickey'] : ['publickey', 'password'];
+    return (await this.deps.settings.getBool('sftp_disable_password_login')) ? ['publickey'] : ['publickey', 'password'];
   }
 
   private async sftpUser(username: string): Promise<User | string> {
-    const user = await this.ctx.usersRepo.byUsername(username);
+    const user = await this.deps.users.byUsername(username);
     if (!user) return 'unknown user';
     if (user.disabled) return 'user is disabled';
     if (!can(user, Perm.SFTP_READ)) return 'user is not allowed to access via SFTP';
@@ -61,7 +56,7 @@ export class SftpAuthenticator {
         const user = await this.sftpUser(actx.username);
         if (typeof user === 'string') return reject(user);
         const offered = actx.key.data;
-        const { rows } = await this.keys.listByUser(user.id, 0, null);
+        const { rows } = await this.deps.keys.listByUser(user.id, 0, null);
         const row = rows.find((r) => {
           const b64 = r.key_text.split(' ')[1];
           return b64 !== undefined && Buffer.from(b64, 'base64').equals(offered);
@@ -75,7 +70,7 @@ export class SftpAuthenticator {
         const key = Array.isArray(parsed) ? parsed[0] : parsed;
         if (!key || key instanceof Error) return reject('stored key cannot be used for SFTP');
         if (key.verify(actx.blob, actx.signature, actx.hashAlgo) !== true) return reject('signature does not verify');
-        await this.keys.touch(Number(row.id), Date.now());
+        await this.deps.keys.touch(Number(row.id), Date.now());
         onLogin(user);
         actx.accept();
         return { kind: 'accepted', user };
@@ -84,7 +79,7 @@ export class SftpAuthenticator {
         if (!methods.includes('password')) return reject('password login is disabled');
         let user: User;
         try {
-          user = await this.ctx.auth.checkCredentials(actx.username, staticHash(actx.password), ip);
+          user = await this.deps.auth.checkCredentials(actx.username, staticHash(actx.password), ip);
         } catch (e) {
           return reject((e as Error).message);
         }

@@ -5,10 +5,9 @@
  * for them to be cleaned up.
  */
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { Connection } from 'ssh2';
-import type { AppContext } from '../../app/context.js';
+import type { SftpDeps } from './sftp.deps.js';
 import type { User } from '../users/user.model.js';
 import { loadHostKeys, type HostKey } from './host-keys.js';
 import { SftpAuthenticator } from './sftp.auth.js';
@@ -34,17 +33,16 @@ export function normaliseIp(ip: string | undefined): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
-export async function startSftpServer(ctx: AppContext, listen = ctx.config.sftpListen): Promise<SftpServer> {
-  if (!listen) throw new Error('SFTP is not configured (FERRY_SFTP_LISTEN is unset)');
-  const log = ctx.logger.child({ module: 'sftp' });
-  const hostKeys = await loadHostKeys(join(ctx.config.dataDir, 'ssh'));
-  const auth = new SftpAuthenticator(ctx);
+export async function startSftpServer(deps: SftpDeps, listen: { host: string; port: number }): Promise<SftpServer> {
+  const log = deps.logger.child({ module: 'sftp' });
+  const hostKeys = await loadHostKeys(deps.hostKeyDir);
+  const auth = new SftpAuthenticator(deps);
   const connections = new Set<Connection>();
   const sockets = new Set<Socket>();
   const sessions = new Set<SftpSession>();
   let closing = false;
 
-  const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: `Ferry_${ctx.version}` }, (client, info) => {
+  const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: `Ferry_${deps.version}` }, (client, info) => {
     if (closing) {
       client.end();
       return;
@@ -92,7 +90,7 @@ export async function startSftpServer(ctx: AppContext, listen = ctx.config.sftpL
         session.on('sftp', (acceptSftp) => {
           if (closing) return;
           const sftp = acceptSftp();
-          const s = new SftpSession(ctx, who, sftp, log.child({ user: who.username }));
+          const s = new SftpSession(deps, who, sftp, log.child({ user: who.username }));
           sessions.add(s);
           sftp.on('close', () => {
             void s.shutdown('the SFTP channel closed').finally(() => sessions.delete(s));

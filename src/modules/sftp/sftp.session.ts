@@ -6,7 +6,7 @@
  *    shown back (REALPATH) are relative to the base path, which the user sees as `/`.
  *  - Reads: one range stream per handle, reopened when the client asks for a
  *    non-sequential offset.
- *  - Writes: streamed into `storeUpload` (the same two-phase pipeline as HTTP uploads)
+ *  - Writes: streamed into the upload service (the same two-phase pipeline as HTTP uploads)
  *    through a PassThrough with back-pressure; the file appears at CLOSE. Offsets must be
  *    sequential. A failed write, an out-of-order write or a session that ends before CLOSE
  *    aborts the upload and leaves nothing behind.
@@ -15,10 +15,9 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { SFTPWrapper } from 'ssh2';
-import type { AppContext } from '../../app/context.js';
 import { assertSafeName, cleanPath, joinBasePath, stripBasePath } from '../../lib/path-safety.js';
-import { baseName, parentOf, type Located } from '../fs/fs.service.js';
-import { storeUpload } from '../fs/upload.js';
+import { type Located } from '../fs/fs.service.js';
+import type { SftpDeps } from './sftp.deps.js';
 import { isDriverError, type Entry } from '../storages/drivers/index.js';
 import { can, Perm, type User } from '../users/user.model.js';
 import {
@@ -34,6 +33,7 @@ import {
   statusOf,
   type PathViews,
 } from './sftp.util.js';
+import { baseName, parentOf } from '../../lib/paths.js';
 
 /** Names per READDIR reply. */
 const READDIR_BATCH = 128;
@@ -131,7 +131,7 @@ interface WriteHandle extends HandleBase {
   /** Next expected offset = bytes accepted so far. */
   offset: number;
   error: Error | null;
-  /** storeUpload: resolves once committed, never rejects (the error lands in `error`). */
+  /** The upload: resolves once committed, never rejects (the error lands in `error`). */
   done: Promise<void>;
   settled: boolean;
   /** WRITE replies waiting for the buffer to drain. */
@@ -156,7 +156,7 @@ export class SftpSession {
   private readonly writable: boolean;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly deps: Pick<SftpDeps, 'fs' | 'uploads'>,
     private readonly user: User,
     private readonly sftp: SFTPWrapper,
     private readonly log: Logger,
@@ -286,7 +286,7 @@ export class SftpSession {
   }
 
   private async statFull(full: string): Promise<Entry> {
-    return this.ctx.fs.stat(full);
+    return this.deps.fs.stat(full);
   }
 
   private async exists(full: string): Promise<Entry | null> {
@@ -357,7 +357,7 @@ export class SftpSession {
     if (flags & (OpenFlag.WRITE | OpenFlag.APPEND)) return this.openWrite(reqid, full, flags, attrs);
     const e = await this.statFull(full);
     if (e.isDir) throw failure('is a directory');
-    const loc = await this.ctx.fs.locate(full);
+    const loc = await this.deps.fs.locate(full);
     const handle = this.newHandle({ kind: 'read', full, views: this.fullViews(full), reader: new RangeReader(loc, e.size), queue: Promise.resolve() });
     if (!this.ended) this.sftp.handle(reqid, handle);
   }
@@ -392,8 +392,7 @@ export class SftpSession {
     pass.on('drain', release);
     pass.on('close', release);
     const handle = this.newHandle(h);
-    h.done = storeUpload(
-      this.ctx,
+    h.done = this.deps.uploads.store(
       { full, overwrite: !(flags & OpenFlag.EXCL), asTask: false, mtime, expectedHashes: {} },
       pass,
     ).then(
@@ -475,7 +474,7 @@ export class SftpSession {
     const full = this.full(p);
     const e = await this.statFull(full);
     if (!e.isDir) throw failure('not a directory');
-    const entries = await this.ctx.fs.list(full);
+    const entries = await this.deps.fs.list(full);
     const now = Date.now();
     const names = entries.map((c) => ({
       filename: c.name,
@@ -501,7 +500,7 @@ export class SftpSession {
     if (full !== '/') assertSafeName(baseName(full));
     if (await this.exists(full)) throw failure('file exists');
     await this.requireParentDir(full);
-    await this.ctx.fs.mkdir(full);
+    await this.deps.fs.mkdir(full);
     this.ok(reqid);
   }
 
@@ -511,8 +510,8 @@ export class SftpSession {
     this.notTheRoot(full);
     const e = await this.statFull(full);
     if (!e.isDir) throw failure('not a directory');
-    if ((await this.ctx.fs.list(full)).length > 0) throw failure('directory not empty');
-    await this.ctx.fs.remove(full);
+    if ((await this.deps.fs.list(full)).length > 0) throw failure('directory not empty');
+    await this.deps.fs.remove(full);
     this.ok(reqid);
   }
 
@@ -522,7 +521,7 @@ export class SftpSession {
     this.notTheRoot(full);
     const e = await this.statFull(full);
     if (e.isDir) throw failure('is a directory (use rmdir)');
-    await this.ctx.fs.remove(full);
+    await this.deps.fs.remove(full);
     this.ok(reqid);
   }
 
@@ -538,8 +537,8 @@ export class SftpSession {
     // SFTP v3 RENAME does not replace an existing target.
     if (await this.exists(dst)) throw failure('file exists');
     await this.requireParentDir(dst);
-    if (parentOf(src) === parentOf(dst)) await this.ctx.fs.rename(src, baseName(dst), false);
-    else await this.ctx.fs.transfer('move', src, dst, { overwrite: false });
+    if (parentOf(src) === parentOf(dst)) await this.deps.fs.rename(src, baseName(dst), false);
+    else await this.deps.fs.transfer('move', src, dst, { overwrite: false });
     this.ok(reqid);
   }
 

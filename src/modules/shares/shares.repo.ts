@@ -17,11 +17,6 @@ function normalise(r: ShareRow): ShareRow {
   };
 }
 
-export function isUniqueViolation(e: unknown): boolean {
-  const msg = String((e as Error)?.message ?? '');
-  return /UNIQUE constraint failed|duplicate key value/i.test(msg);
-}
-
 /** Kysely queries for shares; no rules. */
 export class SharesRepo {
   constructor(private readonly db: Kysely<DB>) {}

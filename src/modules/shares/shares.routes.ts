@@ -5,83 +5,40 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app/context.js';
-import { currentUser } from '../../http/auth-hook.js';
-import { OkNull, OkOf, PageOf, ok } from '../../http/envelope.js';
+import { OkNull, OkOf, PageOf, ok, pagingOf } from '../../http/envelope.js';
+import { requestOrigin } from '../../http/origin.js';
 import type { HttpApp } from '../../http/types.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { serveVirtual } from '../fs/download.routes.js';
-import { siteUrl } from '../fs/fs.context.js';
-import { baseName } from '../fs/fs.service.js';
+import type { FsService } from '../fs/fs.service.js';
+import type { Links } from '../fs/links.js';
 import { etagOf, notModified, parseRange } from '../fs/serve-file.js';
-import { SHARE_INVALID, sharesService } from './shares.service.js';
+import { SHARE_INVALID, type SharesService } from './shares.service.js';
 
-const ShareSchema = Type.Object({
-  id: Type.String(),
-  files: Type.Array(Type.String()),
-  expires: Type.Union([Type.String(), Type.Null()]),
-  pwd: Type.String(),
-  accessed: Type.Integer(),
-  max_accessed: Type.Integer(),
-  disabled: Type.Boolean(),
-  remark: Type.String(),
-  creator: Type.String(),
-  creator_role: Type.Integer(),
-  url: Type.String(),
-});
-
-const Fields = {
-  files: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 1000, description: 'paths relative to your base path; each must exist' }),
-  expires: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'RFC 3339 time, or null for never' })),
-  pwd: Type.Optional(Type.String({ maxLength: 256 })),
-  max_accessed: Type.Optional(Type.Integer({ minimum: 0, description: 'download limit; 0 = unlimited' })),
-  accessed: Type.Optional(Type.Integer({ minimum: 0 })),
-  disabled: Type.Optional(Type.Boolean()),
-  remark: Type.Optional(Type.String({ maxLength: 4096 })),
-  creator: Type.Optional(Type.String({ maxLength: 256, description: 'admin only: the owning username' })),
-};
-
-const CreateBody = Type.Object({ ...Fields, id: Type.Optional(Type.String({ maxLength: 1024, description: 'custom id (bit 15)' })) });
-const UpdateBody = Type.Object({
-  ...Fields,
-  files: Type.Optional(Fields.files),
-  id: Type.String({ minLength: 1, maxLength: 1024 }),
-  new_id: Type.Optional(Type.String({ maxLength: 1024, description: 'rename (bit 15)' })),
-});
-const IdQuery = Type.Object({ id: Type.String({ minLength: 1, maxLength: 1024 }) });
-const ListQuery = Type.Object({ page: Type.Optional(Type.Integer()), per_page: Type.Optional(Type.Integer()) });
+export interface SharesRouteDeps {
+  shares: SharesService;
+  fs: Pick<FsService, 'locate'>;
+  links: Pick<Links, 'site'>;
+}
+import { baseName } from '../../lib/paths.js';
+import { currentUser } from '../auth/principal.js';
+import { CreateBody, IdQuery, ListQuery, ShareSchema, UpdateBody } from './shares.schemas.js';
 
 /**
  * Whether `serveFile` will answer 304 (conditional request) or 416 (unsatisfiable range)
  * for the file at `full`: decided before counting, with the same rules, so such replies
  * never consume a download. Storages that redirect (no proxy) always count.
  */
-async function answersWithoutContent(ctx: AppContext, req: FastifyRequest, full: string): Promise<boolean> {
-  const { storage, driver, inner } = await ctx.fs.locate(full);
+async function answersWithoutContent(fs: Pick<FsService, 'locate'>, req: FastifyRequest, full: string): Promise<boolean> {
+  const { storage, driver, inner } = await fs.locate(full);
   if (!storage.record.proxy) return false;
   const e = await driver.stat(inner);
   if (parseRange(req.headers.range, e.size) === 'invalid') return true;
   return notModified(req, etagOf({ ...e, name: baseName(full) }), e.modified);
 }
 
-/** `page` / `per_page` from the query or a JSON body; below 1 means page 1 / everything. */
-function listPaging(req: FastifyRequest): { offset: number; limit: number | null } {
-  const q = (req.query ?? {}) as Record<string, unknown>;
-  const b = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
-  const num = (name: string): number | undefined => {
-    const v = b[name] ?? q[name];
-    if (v === undefined || v === null || v === '') return undefined;
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n)) throw badRequest(`${name}: must be an integer`);
-    return n;
-  };
-  const page = Math.max(1, num('page') ?? 1);
-  const per = num('per_page') ?? 0;
-  return per < 1 ? { offset: 0, limit: null } : { offset: (page - 1) * per, limit: per };
-}
-
-export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
-  const svc = sharesService(ctx);
+export function sharesRoutes(app: HttpApp, { shares: svc, fs, links }: SharesRouteDeps): void {
+  const site = (req: FastifyRequest) => links.site(requestOrigin(req));
   const user = { config: { auth: 'user' as const } };
   const tags = ['shares'];
 
@@ -92,9 +49,9 @@ export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
     schema: { tags, summary: 'Own shares (admins: all), ordered by id', querystring: ListQuery, response: { 200: OkOf(PageOf(ShareSchema)) } },
     handler: async (req) => {
       const viewer = currentUser(req);
-      const { offset, limit } = listPaging(req);
+      const { offset, limit } = pagingOf(req);
       const { rows, total } = await svc.list(viewer, offset, limit);
-      return ok({ content: await svc.present(rows, viewer, await siteUrl(ctx, req)), total });
+      return ok({ content: await svc.present(rows, viewer, await site(req)), total });
     },
   });
 
@@ -103,7 +60,7 @@ export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
     schema: { tags, querystring: IdQuery, response: { 200: OkOf(ShareSchema) } },
   }, async (req) => {
     const viewer = currentUser(req);
-    return ok(await svc.presentOne(await svc.get(viewer, req.query.id), viewer, await siteUrl(ctx, req)));
+    return ok(await svc.presentOne(await svc.get(viewer, req.query.id), viewer, await site(req)));
   });
 
   app.post('/api/share/create', {
@@ -111,7 +68,7 @@ export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
     schema: { tags, summary: 'Create a share (bit 14; custom id: bit 15)', body: CreateBody, response: { 200: OkOf(ShareSchema) } },
   }, async (req) => {
     const viewer = currentUser(req);
-    return ok(await svc.presentOne(await svc.create(viewer, req.body), viewer, await siteUrl(ctx, req)));
+    return ok(await svc.presentOne(await svc.create(viewer, req.body), viewer, await site(req)));
   });
 
   app.post('/api/share/update', {
@@ -119,7 +76,7 @@ export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
     schema: { tags, summary: 'Update a share: given fields are replaced, omitted ones kept (bit 14; new_id: bit 15)', body: UpdateBody, response: { 200: OkOf(ShareSchema) } },
   }, async (req) => {
     const viewer = currentUser(req);
-    return ok(await svc.presentOne(await svc.update(viewer, req.body), viewer, await siteUrl(ctx, req)));
+    return ok(await svc.presentOne(await svc.update(viewer, req.body), viewer, await site(req)));
   });
 
   app.post('/api/share/delete', {
@@ -148,12 +105,12 @@ export function sharesRoutes(app: HttpApp, ctx: AppContext): void {
     const { row, files } = await svc.open(params.id, pwd);
     const full = await svc.target(files, params['*'] ?? '');
     // HEAD, 304 and 416 deliver no content and are not counted.
-    if (req.method === 'HEAD' || (await answersWithoutContent(ctx, req, full))) return serveVirtual(ctx, req, reply, full, 'direct');
+    if (req.method === 'HEAD' || (await answersWithoutContent(fs, req, full))) return serveVirtual(fs, req, reply, full, 'direct');
     // Claim the access first (atomically, under the limit); give it back if serving fails
     // before any response went out (the error reply is sent only after the refund).
     if (!(await svc.claimAccess(row.id))) throw notFound(SHARE_INVALID);
     try {
-      return await serveVirtual(ctx, req, reply, full, 'direct');
+      return await serveVirtual(fs, req, reply, full, 'direct');
     } catch (e) {
       await svc.refundAccess(row.id);
       throw e;

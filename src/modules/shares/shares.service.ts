@@ -13,19 +13,21 @@
  * limit, unexpired, and its creator still exists, is not disabled, holds bit 14 (admins
  * bypass bits), and (non-admins) still has every shared path inside their base path.
  *
- * Other modules use `sharesService(ctx).createShare(...)` / `.deleteShare(id)`
+ * Other modules use `createShare(...)` / `deleteShare(id)` / `isServableId(id)`
  * (seed generation creates one share per source and rolls them back on failure).
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../../app/context.js';
+import type { FsService } from '../fs/fs.service.js';
+import type { UsersRepo } from '../users/users.repo.js';
 import { AppError, badRequest, conflict, forbidden, isAppError, notFound } from '../../lib/errors.js';
-import { cleanPath, isWithin, stripBasePath, UnsafePathError } from '../../lib/path-safety.js';
+import { cleanPath, stripBasePath, UnsafePathError } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
-import { requirePerm, userPath } from '../fs/fs.context.js';
-import { baseName } from '../fs/fs.service.js';
 import { isDriverError } from '../storages/drivers/index.js';
 import { can, isAdmin, isGuest, Perm, type User } from '../users/user.model.js';
-import { isUniqueViolation, SharesRepo, type SharePatch, type ShareRow } from './shares.repo.js';
+import { SharesRepo, type SharePatch, type ShareRow } from './shares.repo.js';
+import { baseName, isWithin } from '../../lib/paths.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { requirePerm, userPath } from '../fs/access.js';
 
 export const SHARE_NOT_FOUND = 'sharing not found';
 export const SHARE_INVALID = 'the share has expired or is no longer valid';
@@ -139,7 +141,7 @@ function forViewer(viewer: User, full: string): string {
 
 export class SharesService {
   constructor(
-    private readonly ctx: Pick<AppContext, 'usersRepo' | 'fs'>,
+    private readonly deps: { users: Pick<UsersRepo, 'byId' | 'byUsername'>; fs: Pick<FsService, 'stat'> },
     readonly repo: SharesRepo,
   ) {}
 
@@ -147,7 +149,7 @@ export class SharesService {
 
   async present(rows: ShareRow[], viewer: User, site: string): Promise<ShareView[]> {
     const creators = new Map<number, User | null>();
-    for (const r of rows) if (!creators.has(r.creator_id)) creators.set(r.creator_id, await this.ctx.usersRepo.byId(r.creator_id));
+    for (const r of rows) if (!creators.has(r.creator_id)) creators.set(r.creator_id, await this.deps.users.byId(r.creator_id));
     return rows.map((r) => {
       const c = creators.get(r.creator_id) ?? null;
       return {
@@ -231,7 +233,7 @@ export class SharesService {
     }
     // The creator stays unless an admin names another one; a deleted creator's share
     // (reachable by admins only) keeps its creator id and is checked as the admin's.
-    const current = await this.ctx.usersRepo.byId(row.creator_id);
+    const current = await this.deps.users.byId(row.creator_id);
     let owner = current ?? viewer;
     if (input.creator !== undefined && input.creator !== '') {
       owner = await this.ownerFor(viewer, input.creator, owner);
@@ -279,7 +281,7 @@ export class SharesService {
    * URL path `/sd/<id>` (prefix it with the site).
    */
   async createShare(o: CreateShareOptions): Promise<{ id: string; path: string }> {
-    const creator = await this.ctx.usersRepo.byId(o.creatorId);
+    const creator = await this.deps.users.byId(o.creatorId);
     if (!creator || isGuest(creator)) throw badRequest('creator: no such a user');
     requirePerm(creator, Perm.SHARE);
     if (o.files.length === 0) throw badRequest('files: must add at least 1 object');
@@ -334,11 +336,17 @@ export class SharesService {
     return { row, files };
   }
 
+  /** Whether the share with this id exists and would be served now. */
+  async isServableId(id: string): Promise<boolean> {
+    const row = await this.repo.byId(id);
+    return row !== null && (await this.isValid(row));
+  }
+
   async isValid(row: ShareRow, files = parseFiles(row), now = Date.now()): Promise<boolean> {
     if (row.disabled !== 0 || files.length === 0) return false;
     if (row.max_accessed > 0 && row.accessed >= row.max_accessed) return false;
     if (row.expires_at !== null && row.expires_at <= now) return false;
-    const creator = await this.ctx.usersRepo.byId(row.creator_id);
+    const creator = await this.deps.users.byId(row.creator_id);
     if (!creator || creator.disabled || isGuest(creator) || !can(creator, Perm.SHARE)) return false;
     if (!isAdmin(creator)) {
       const base = cleanPath(creator.basePath);
@@ -392,7 +400,7 @@ export class SharesService {
   /** Whether `full` is a folder; a missing path (or one below a file) is 404. */
   private async isDir(full: string): Promise<boolean> {
     try {
-      return (await this.ctx.fs.stat(full)).isDir;
+      return (await this.deps.fs.stat(full)).isDir;
     } catch (e) {
       if (isDriverError(e, 'not_found') || isDriverError(e, 'not_a_directory')) throw notFound('object not found');
       throw e;
@@ -417,7 +425,7 @@ export class SharesService {
     if (creator === undefined || creator === '') return fallback;
     if (creator === viewer.username) return viewer;
     if (!isAdmin(viewer)) throw forbidden('permission denied');
-    const u = await this.ctx.usersRepo.byUsername(creator);
+    const u = await this.deps.users.byUsername(creator);
     if (!u) throw badRequest('creator: no such a user');
     if (isGuest(u)) throw badRequest('creator: the guest cannot own shares');
     return u;
@@ -462,16 +470,4 @@ export class SharesService {
     }
     return out;
   }
-}
-
-const services = new WeakMap<object, SharesService>();
-
-/** The shares service of an app context (one per context; AppContext has no field for it yet). */
-export function sharesService(ctx: AppContext): SharesService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new SharesService(ctx, new SharesRepo(ctx.database.db));
-    services.set(ctx, s);
-  }
-  return s;
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
 import { forEachDialect, type Harness } from '../../../test/support/harness.js';
 import { Perm } from '../users/user.model.js';
-import { generateShareId, parseExpires, SEED_SHARE_REMARK, sharesService } from './shares.service.js';
+import { generateShareId, parseExpires, SEED_SHARE_REMARK } from './shares.service.js';
 
 const bit = (...bits: number[]) => bits.reduce((p, b) => p | (1 << b), 0);
 const SHARE_KEYS = ['accessed', 'creator', 'creator_role', 'disabled', 'expires', 'files', 'id', 'max_accessed', 'pwd', 'remark', 'url'];
@@ -515,7 +515,7 @@ forEachDialect('shares', (h) => {
   });
 
   test('service API: createShare / deleteShare for other modules (seed generation)', async () => {
-    const svc = sharesService(h().ctx);
+    const svc = h().ctx.shares;
     const made = await svc.createShare({ creatorId: aliceId, files: ['/alice/docs/a.txt'], remark: SEED_SHARE_REMARK });
     assert.match(made.id, /^[A-Za-z0-9]{8}$/);
     assert.equal(made.path, `/sd/${made.id}`);

@@ -1,26 +1,26 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../app/context.js';
-import { currentUser } from '../../http/auth-hook.js';
 import { OkNull, OkOf, PageOf, PageQuery, ok, paging } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
+import { currentUser } from '../auth/principal.js';
+import { IdQuery } from '../users/users.schemas.js';
+import type { UsersService } from '../users/users.service.js';
+import type { SshKeysService } from './ssh-keys.service.js';
+import { KeySchema } from './ssh-keys.schemas.js';
 
-const KeySchema = Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  fingerprint: Type.String(),
-  added_time: Type.String(),
-  last_used_time: Type.String(),
-});
+export interface SshKeysRouteDeps {
+  sshKeys: SshKeysService;
+  users: Pick<UsersService, 'get'>;
+}
+
 const KeyList = OkOf(PageOf(KeySchema));
-const IdQuery = Type.Object({ id: Type.Integer() });
 
-export function sshKeysRoutes(app: HttpApp, ctx: AppContext): void {
+export function sshKeysRoutes(app: HttpApp, { sshKeys, users }: SshKeysRouteDeps): void {
   app.get('/api/me/sshkey/list', {
     config: { auth: 'user' },
     schema: { tags: ['ssh-keys'], summary: 'Own SSH public keys, ordered by id', querystring: PageQuery, response: { 200: KeyList } },
   }, async (req) => {
     const { offset, limit } = paging(req.query);
-    return ok(await ctx.sshKeys.list(currentUser(req).id, offset, limit));
+    return ok(await sshKeys.list(currentUser(req).id, offset, limit));
   });
 
   app.post('/api/me/sshkey/add', {
@@ -32,7 +32,7 @@ export function sshKeysRoutes(app: HttpApp, ctx: AppContext): void {
       response: { 200: OkNull },
     },
   }, async (req) => {
-    await ctx.sshKeys.add(currentUser(req).id, req.body.title, req.body.key);
+    await sshKeys.add(currentUser(req).id, req.body.title, req.body.key);
     return ok();
   });
 
@@ -40,7 +40,7 @@ export function sshKeysRoutes(app: HttpApp, ctx: AppContext): void {
     config: { auth: 'user' },
     schema: { tags: ['ssh-keys'], querystring: IdQuery, response: { 200: OkNull } },
   }, async (req) => {
-    await ctx.sshKeys.deleteOwn(currentUser(req).id, req.query.id);
+    await sshKeys.deleteOwn(currentUser(req).id, req.query.id);
     return ok();
   });
 
@@ -48,16 +48,16 @@ export function sshKeysRoutes(app: HttpApp, ctx: AppContext): void {
     config: { auth: 'admin' },
     schema: { tags: ['admin'], querystring: Type.Intersect([PageQuery, Type.Object({ uid: Type.Integer({ minimum: 1 }) })]), response: { 200: KeyList } },
   }, async (req) => {
-    await ctx.users.get(req.query.uid);
+    await users.get(req.query.uid);
     const { offset, limit } = paging(req.query);
-    return ok(await ctx.sshKeys.list(req.query.uid, offset, limit));
+    return ok(await sshKeys.list(req.query.uid, offset, limit));
   });
 
   app.post('/api/admin/user/sshkey/delete', {
     config: { auth: 'admin' },
     schema: { tags: ['admin'], querystring: IdQuery, response: { 200: OkNull } },
   }, async (req) => {
-    await ctx.sshKeys.deleteAny(req.query.id);
+    await sshKeys.deleteAny(req.query.id);
     return ok();
   });
 }

@@ -1,25 +1,12 @@
 /** SSH public keys of users (contract §6): add, list, delete; lookup for SFTP logins. */
+import { presentKey } from './ssh-keys.present.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { isoTime } from '../../lib/time.js';
 import type { SshKeysRepo, SshKeyRow } from './ssh-keys.repo.js';
 import { InvalidKeyError, parsePublicKey } from './public-key.js';
 
 export const KEY_NOT_FOUND = 'failed to get public key';
-
-export function presentKey(r: SshKeyRow) {
-  return {
-    id: Number(r.id),
-    title: r.title,
-    fingerprint: r.fingerprint,
-    added_time: isoTime(Number(r.added_time)),
-    last_used_time: isoTime(Number(r.last_used_time)),
-  };
-}
-
-function isUniqueViolation(e: unknown): boolean {
-  const msg = String((e as Error)?.message ?? '');
-  return /UNIQUE constraint failed|duplicate key value/i.test(msg);
-}
 
 export class SshKeysService {
   constructor(private readonly repo: SshKeysRepo) {}

@@ -20,18 +20,3 @@ export interface StorageRecord {
 /** `work` when initialised, `disabled`, or the initialisation error. */
 export type StorageStatus = string;
 
-export function presentStorage(r: StorageRecord, status: StorageStatus) {
-  return {
-    id: r.id,
-    mount_path: r.mountPath,
-    driver: r.driver,
-    order: r.order,
-    remark: r.remark,
-    disabled: r.disabled,
-    seed_policy: r.seedPolicy,
-    proxy: r.proxy,
-    addition: JSON.stringify(r.addition),
-    status,
-    modified: isoTime(r.modified),
-  };
-}

@@ -72,9 +72,6 @@ export class StoragesRepo {
   }
 
   async delete(id: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('hash_index').where('storage_id', '=', id).execute();
-      await trx.deleteFrom('storages').where('id', '=', id).execute();
-    });
+    await this.db.deleteFrom('storages').where('id', '=', id).execute();
   }
 }

@@ -1,39 +1,18 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../app/context.js';
 import { OkNull, OkOf, PageOf, PageQuery, ok, paging } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
 import { drivers } from './drivers/index.js';
-import { presentStorage } from './storage.model.js';
+import type { StorageRegistry } from './storages.service.js';
+import { IdQuery, StorageInput, StorageSchema } from './storages.schemas.js';
+import { DriverInfoSchema } from './storages.schemas.js';
+import { presentStorage } from './storages.present.js';
 
-const StorageSchema = Type.Object({
-  id: Type.Integer(),
-  mount_path: Type.String(),
-  driver: Type.String(),
-  order: Type.Integer(),
-  remark: Type.String(),
-  disabled: Type.Boolean(),
-  seed_policy: Type.String(),
-  proxy: Type.Boolean(),
-  addition: Type.String({ description: 'driver options as a JSON string' }),
-  status: Type.String({ description: '`work`, `disabled`, or the initialisation error' }),
-  modified: Type.String(),
-});
+export interface StoragesRouteDeps {
+  storages: StorageRegistry;
+}
 
-const StorageInput = {
-  mount_path: Type.String({ minLength: 1, maxLength: 1024 }),
-  driver: Type.String({ minLength: 1 }),
-  order: Type.Optional(Type.Integer()),
-  remark: Type.Optional(Type.String({ maxLength: 4096 })),
-  disabled: Type.Optional(Type.Boolean()),
-  seed_policy: Type.Optional(Type.Union([Type.Literal('inherit'), Type.Literal('on'), Type.Literal('off')])),
-  proxy: Type.Optional(Type.Boolean()),
-  addition: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
-};
-const IdQuery = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-
-export function storagesRoutes(app: HttpApp, ctx: AppContext): void {
+export function storagesRoutes(app: HttpApp, { storages: reg }: StoragesRouteDeps): void {
   const admin = { config: { auth: 'admin' as const } };
-  const reg = ctx.storages;
 
   app.get('/api/admin/storage/list', {
     ...admin,
@@ -89,7 +68,7 @@ export function storagesRoutes(app: HttpApp, ctx: AppContext): void {
 
   app.get('/api/admin/driver/list', {
     ...admin,
-    schema: { tags: ['storages'], summary: "Every driver's options with types, defaults and help" },
+    schema: { tags: ['storages'], summary: "Every driver's options with types, defaults and help", response: { 200: OkOf(Type.Record(Type.String(), DriverInfoSchema)) } },
   }, async () =>
     ok(
       Object.fromEntries(

@@ -5,15 +5,14 @@
  * Instances sharing a database notice each other's changes through `modified`
  * (checked at most once a second).
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { DB } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
-import { cleanPath, isWithin } from '../../lib/path-safety.js';
+import { cleanPath } from '../../lib/path-safety.js';
 import { drivers, getDriverDefinition, isDriverError, validateOptions, type StorageDriver } from './drivers/index.js';
-import { DbHashIndex } from './hash-index.repo.js';
+import type { HashIndexService } from '../hash-index/hash-index.service.js';
 import { SEED_POLICIES, type SeedPolicy, type StorageRecord } from './storage.model.js';
 import type { StoragesRepo } from './storages.repo.js';
+import { isWithin, relativeTo } from '../../lib/paths.js';
 
 const REFRESH_MS = 1000;
 
@@ -89,7 +88,7 @@ export class StorageRegistry {
 
   constructor(
     private readonly repo: StoragesRepo,
-    private readonly db: Kysely<DB>,
+    private readonly hashes: Pick<HashIndexService, 'forStorage' | 'clearStorage'>,
     private readonly logger: Logger,
   ) {}
 
@@ -108,7 +107,7 @@ export class StorageRegistry {
     else {
       let driver: StorageDriver | null = null;
       try {
-        driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: new DbHashIndex(this.db, r.id), proxy: r.proxy });
+        driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: this.hashes.forStorage(r.id), proxy: r.proxy });
         await probe(driver);
         m = { record: r, driver, status: 'work' };
       } catch (e) {
@@ -155,6 +154,11 @@ export class StorageRegistry {
     return [...this.mounted.values()].sort((a, b) => a.record.order - b.record.order || a.record.id - b.record.id);
   }
 
+  /** The working driver of a storage, or undefined when it is gone, disabled or broken. */
+  driverOf(id: number): StorageDriver | undefined {
+    return this.mounted.get(id)?.driver ?? undefined;
+  }
+
   get(id: number): MountedStorage {
     const m = this.mounted.get(id);
     if (!m) throw notFound('storage not found');
@@ -170,9 +174,7 @@ export class StorageRegistry {
       if (!best || m.record.mountPath.length > best.record.mountPath.length) best = m;
     }
     if (!best) return null;
-    const mp = best.record.mountPath;
-    const inner = mp === '/' ? path : path.slice(mp.length) || '/';
-    return { storage: best, inner };
+    return { storage: best, inner: relativeTo(best.record.mountPath, path) };
   }
 
   /** Like `owner`, but 404 when nothing owns the path and 500 when its storage is broken. */
@@ -263,7 +265,7 @@ export class StorageRegistry {
     const next = { ...rec, id, modified: Math.max(rec.modified, old.modified + 1) };
     await this.repo.update(next);
     if (next.mountPath !== old.mountPath || JSON.stringify(next.addition) !== JSON.stringify(old.addition)) {
-      await new DbHashIndex(this.db, id).clear();
+      await this.hashes.clearStorage(id);
     }
     this.versions.set(id, next.modified);
     return this.mount(next);
@@ -280,6 +282,8 @@ export class StorageRegistry {
 
   async delete(id: number): Promise<void> {
     this.get(id);
+    // the index first: a crash in between leaves a storage with an empty index, never rows of a gone one
+    await this.hashes.clearStorage(id);
     await this.repo.delete(id);
     this.versions.delete(id);
     await this.unmount(id);

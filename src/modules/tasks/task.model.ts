@@ -14,7 +14,8 @@ export const TaskState = {
 } as const;
 
 export const DONE_STATES: readonly number[] = [TaskState.SUCCEEDED, TaskState.CANCELED, TaskState.FAILED];
-export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download', 'offline_download_transfer'] as const;
+/** Every task type Ferry runs: each must have a definition registered at start-up (tasks.requireDefinitions). */
+export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export type TaskRow = Selectable<TasksTable>;
@@ -57,26 +58,3 @@ export function normaliseTask(r: TaskRow): TaskRow {
   };
 }
 
-/** TaskInfo (fs-api.md §6.4): `creator_role` is -1 when unknown. */
-export function presentTask(r: TaskRow, creator: string, creatorRole = -1) {
-  const progress = Number(r.progress);
-  return {
-    id: r.id,
-    type: r.type,
-    name: r.name,
-    creator,
-    creator_id: Number(r.creator_id),
-    creator_role: creatorRole,
-    state: Number(r.state),
-    status: r.status,
-    progress: Number.isNaN(progress) ? 100 : Math.round(progress * 100) / 100,
-    start_time: r.start_time ? isoTime(Number(r.start_time)) : null,
-    end_time: r.end_time ? isoTime(Number(r.end_time)) : null,
-    total_bytes: Number(r.total_bytes),
-    done_bytes: Number(r.done_bytes),
-    attempts: Number(r.attempts),
-    error: r.error,
-  };
-}
-
-export type TaskInfo = ReturnType<typeof presentTask>;

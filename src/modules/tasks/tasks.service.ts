@@ -20,8 +20,11 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
-import { badRequest, notFound } from '../../lib/errors.js';
-import { DONE_STATES, pendingTaskRow, TaskState, type TaskRow, type TaskType } from './task.model.js';
+import { badRequest, forbidden, isAppError, notFound } from '../../lib/errors.js';
+import type { User } from '../users/user.model.js';
+import type { Static, TSchema } from 'typebox';
+import { payloadProblem, type TaskDefinition, type TaskKind } from './task-definition.js';
+import { DONE_STATES, pendingTaskRow, TASK_TYPES, TaskState, type TaskRow } from './task.model.js';
 import { TasksRepo } from './tasks.repo.js';
 
 export interface TaskRunContext {
@@ -37,8 +40,21 @@ export interface TaskRunContext {
   willResume(): boolean;
 }
 
-/** Runs a task from its payload; the resolved value is stored as the task's `result` (JSON). */
-export type TaskHandler = (payload: Record<string, unknown>, ctx: TaskRunContext) => Promise<unknown>;
+/** What creating a task takes besides its kind. */
+export interface NewTask<S extends TSchema> {
+  name: string;
+  creatorId: number;
+  payload: Static<S>;
+  totalBytes?: number;
+}
+
+/** How the task service finds a task's creator as they are now (users by id). */
+export interface TaskCreators {
+  byId(id: number): Promise<User | null>;
+}
+
+/** What modules that only queue work need of the task service. */
+export type TaskQueue = Pick<TasksService, 'create'>;
 
 export interface TaskTimings {
   /** Claim poll interval. */
@@ -81,9 +97,10 @@ interface Running {
 export class TasksService {
   readonly runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly repo: TasksRepo;
-  private readonly handlers = new Map<string, TaskHandler>();
+  private readonly definitions = new Map<string, TaskDefinition>();
   private readonly running = new Map<string, Running>();
   private timings = defaultTimings();
+  private started = false;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
@@ -94,6 +111,7 @@ export class TasksService {
   constructor(
     db: Kysely<DB>,
     private readonly logger: Logger,
+    private readonly creators: TaskCreators,
   ) {
     this.repo = new TasksRepo(db);
   }
@@ -102,15 +120,34 @@ export class TasksService {
     this.timings = { ...this.timings, ...t };
   }
 
-  /** Registers the handler of a type; the runner loop starts with the first registration. */
-  register(type: TaskType, handler: TaskHandler): void {
-    this.handlers.set(type, handler);
+  /** Registers how a task type runs (the composition root registers every one before `start`). */
+  register<S extends TSchema>(def: TaskDefinition<S>): void {
+    this.definitions.set(def.type, def as unknown as TaskDefinition);
+  }
+
+  /** Whether `type` is a task type of this instance (declared or registered). */
+  knows(type: string): boolean {
+    return this.definitions.has(type) || (TASK_TYPES as readonly string[]).includes(type);
+  }
+
+  /** Fails loudly (at start-up) when one of `types` has no definition. */
+  requireDefinitions(types: readonly string[]): void {
+    const missing = types.filter((t) => !this.definitions.has(t));
+    if (missing.length) throw new Error(`task types without a definition: ${missing.join(', ')}`);
+  }
+
+  /** Starts claiming and running tasks of the registered types (serve and worker processes). */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
     this.startLoop();
   }
 
-  async create(type: TaskType, name: string, creatorId: number, payload: Record<string, unknown>, totalBytes = 0): Promise<TaskRow> {
-    if (!this.handlers.has(type)) throw new Error(`no handler for task type ${type}`);
-    const row = pendingTaskRow({ id: randomUUID(), type, name, creator_id: creatorId, payload: JSON.stringify(payload), total_bytes: totalBytes });
+  /** Queues a task; any instance running tasks of its type will claim it. */
+  async create<S extends TSchema>(kind: TaskKind<S>, t: NewTask<S>): Promise<TaskRow> {
+    const problem = payloadProblem(kind, t.payload);
+    if (problem) throw new Error(`${kind.type} task payload: ${problem}`);
+    const row = pendingTaskRow({ id: randomUUID(), type: kind.type, name: t.name, creator_id: t.creatorId, payload: JSON.stringify(t.payload), total_bytes: t.totalBytes ?? 0 });
     await this.repo.insert(row);
     this.kick();
     return row;
@@ -131,7 +168,7 @@ export class TasksService {
 
   /** Looks for work now (after a create, a finish, or a retry). */
   kick(): void {
-    if (this.stopped || this.handlers.size === 0) return;
+    if (!this.started || this.stopped) return;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = setTimeout(() => void this.tick(), 0);
     this.pollTimer.unref();
@@ -153,7 +190,7 @@ export class TasksService {
           }
           while (!this.stopped && this.running.size < this.timings.concurrency) {
             const t = Date.now();
-            const row = await this.repo.claim([...this.handlers.keys()], this.runnerId, t, t - this.timings.staleMs);
+            const row = await this.repo.claim([...this.definitions.keys()], this.runnerId, t, t - this.timings.staleMs);
             if (!row) break;
             if (this.stopped) {
               await this.repo.updateOwned(row.id, this.runnerId, { state: TaskState.PENDING, status: 'pending', runner: null, heartbeat_at: null });
@@ -199,7 +236,7 @@ export class TasksService {
   }
 
   private run(row: TaskRow): void {
-    const handler = this.handlers.get(row.type)!;
+    const def = this.definitions.get(row.type)!;
     const me = this.runnerId;
     const own = (patch: Parameters<TasksRepo['updateOwned']>[2]) => this.repo.updateOwned(row.id, me, patch);
     const running: Running = { abort: new AbortController(), reason: null, done: Promise.resolve() };
@@ -227,7 +264,9 @@ export class TasksService {
     };
     running.done = (async () => {
       try {
-        const result = await handler(JSON.parse(row.payload) as Record<string, unknown>, ctx);
+        const payload = parsePayload(def, row.payload);
+        await this.authorize(def, row.creator_id, payload);
+        const result = await def.perform(payload, ctx);
         running.abort.signal.throwIfAborted();
         await own({
           state: TaskState.SUCCEEDED,
@@ -240,7 +279,11 @@ export class TasksService {
           runner: null,
         });
       } catch (e) {
-        await this.finishFailed(row, running, e).catch((err: unknown) => this.logger.warn({ task: row.id, err: String(err) }, 'task state write failed'));
+        const failed = await this.finishFailed(row, running, e).catch((err: unknown) => {
+          this.logger.warn({ task: row.id, err: String(err) }, 'task state write failed');
+          return false;
+        });
+        if (failed && def.onFailed) await this.onFailed(def, row, e);
       } finally {
         this.running.delete(row.id);
         this.kick();
@@ -249,22 +292,42 @@ export class TasksService {
     this.running.set(row.id, running);
   }
 
-  private async finishFailed(row: TaskRow, running: Running, e: unknown): Promise<void> {
+  /** Records how a run that threw ended; true when the task is now failed. */
+  private async finishFailed(row: TaskRow, running: Running, e: unknown): Promise<boolean> {
     const me = this.runnerId;
     const now = Date.now();
-    if (running.reason === 'lost') return;
+    if (running.reason === 'lost') return false;
     if (running.reason === 'shutdown') {
       await this.repo.updateOwned(row.id, me, { state: TaskState.PENDING, status: 'pending (resumes after restart)', runner: null, heartbeat_at: null });
-      return;
+      return false;
     }
     const current = await this.repo.byId(row.id);
     if (running.reason === 'cancel' || current?.state === TaskState.CANCELING) {
       await this.repo.updateOwned(row.id, me, { state: TaskState.CANCELED, status: 'canceled', error: '', end_time: now, runner: null });
-      return;
+      return false;
     }
     const message = (e as Error)?.message || String(e);
     this.logger.warn({ task: row.id, type: row.type, err: message }, 'task failed');
-    await this.repo.updateOwned(row.id, me, { state: TaskState.FAILED, status: 'failed', error: message, end_time: now, runner: null });
+    return (await this.repo.updateOwned(row.id, me, { state: TaskState.FAILED, status: 'failed', error: message, end_time: now, runner: null })) === 1;
+  }
+
+  /**
+   * The creator as they are now may still run this task: they exist, are enabled, and the definition's own check
+   * (permission bits, base path) passes. Runs at every claim and at retry; a task never outlives its rights.
+   */
+  private async authorize(def: TaskDefinition, creatorId: number, payload: unknown): Promise<void> {
+    const creator = await this.creators.byId(creatorId);
+    if (!creator) throw forbidden('the user who created this task no longer exists');
+    if (creator.disabled) throw forbidden('the user who created this task is disabled');
+    def.authorize?.(payload, creator);
+  }
+
+  private async onFailed(def: TaskDefinition, row: TaskRow, e: unknown): Promise<void> {
+    try {
+      await def.onFailed!(parsePayload(def, row.payload), e instanceof Error ? e : new Error(String(e)));
+    } catch (err) {
+      this.logger.warn({ task: row.id, type: row.type, err: String(err) }, 'task onFailed hook failed');
+    }
   }
 
   // ------------------------------------------------------------------ API operations
@@ -304,6 +367,16 @@ export class TasksService {
   async retry(id: string): Promise<void> {
     const r = await this.get(id);
     if (r.state !== TaskState.FAILED && r.state !== TaskState.CANCELED) throw badRequest('only failed or canceled tasks can be retried');
+    // Refused now rather than failing again at its claim (a malformed payload fails there, with its reason).
+    const def = this.definitions.get(r.type);
+    const payload = def ? tryParsePayload(def, r.payload) : undefined;
+    if (def && payload !== undefined) {
+      try {
+        await this.authorize(def, r.creator_id, payload);
+      } catch (e) {
+        throw isAppError(e) ? e : forbidden(`the task cannot be retried: ${(e as Error).message}`);
+      }
+    }
     await this.repo.updateInStates(id, [TaskState.FAILED, TaskState.CANCELED], {
       state: TaskState.PENDING,
       status: 'pending',
@@ -345,5 +418,26 @@ export class TasksService {
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     await Promise.race([all, new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
     await this.ticking?.catch(() => {});
+  }
+}
+
+/** The stored payload of a task, checked against its definition's schema. */
+function parsePayload(def: TaskDefinition, text: string): unknown {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    throw new Error(`the stored ${def.type} task payload is not JSON`);
+  }
+  const problem = payloadProblem(def, payload);
+  if (problem) throw new Error(`the stored ${def.type} task payload is malformed: ${problem}`);
+  return payload;
+}
+
+function tryParsePayload(def: TaskDefinition, text: string): unknown {
+  try {
+    return parsePayload(def, text);
+  } catch {
+    return undefined;
   }
 }

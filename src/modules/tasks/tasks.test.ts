@@ -12,8 +12,12 @@ import { forEachDialect, type Harness } from '../../../test/support/harness.js';
 import { pendingTaskRow, TaskState, type TaskRow } from './task.model.js';
 import { TasksRepo } from './tasks.repo.js';
 import type { TaskRunContext } from './tasks.service.js';
+import { defineTask, taskKind } from './task-definition.js';
+import { Type } from 'typebox';
 
-const TYPE = 'offline_download_transfer' as const;
+/** A task type of the test's own (the app registers none of this name). */
+const TYPE = 'test_echo';
+const KIND = taskKind(TYPE, Type.Record(Type.String(), Type.Unknown()));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A controllable handler: records calls; `gate` decides how each run ends. */
@@ -21,10 +25,12 @@ function install(h: Harness) {
   const calls: { payload: Record<string, unknown>; run: TaskRunContext }[] = [];
   let gate: (payload: Record<string, unknown>, run: TaskRunContext) => Promise<unknown> = async (p) => ({ echo: p });
   h.ctx.tasks.configure({ pollMs: 50, heartbeatMs: 100, staleMs: 600 });
-  h.ctx.tasks.register(TYPE, (payload, run) => {
-    calls.push({ payload, run });
-    return gate(payload, run);
-  });
+  h.ctx.tasks.register(
+    defineTask(KIND, (payload, run) => {
+      calls.push({ payload, run });
+      return gate(payload, run);
+    }),
+  );
   return {
     calls,
     setGate(g: typeof gate) {
@@ -66,7 +72,7 @@ forEachDialect('tasks', (h) => {
       run.progress(5, 10);
       return { echo: p, attempt: run.attempt };
     });
-    const row = await h().ctx.tasks.create(TYPE, 'echo', 1, { x: 42 }, 10);
+    const row = await h().ctx.tasks.create(KIND, { name: 'echo', creatorId: 1, payload: { x: 42 }, totalBytes: 10 });
     assert.equal(row.state, TaskState.PENDING);
     const done = await h().ctx.tasks.settle(row.id, 5000);
     assert.equal(done.state, TaskState.SUCCEEDED);
@@ -82,7 +88,7 @@ forEachDialect('tasks', (h) => {
       if (++n === 1) throw new Error('boom');
       return 'fine';
     });
-    const row = await h().ctx.tasks.create(TYPE, 'fails once', 1, {});
+    const row = await h().ctx.tasks.create(KIND, { name: 'fails once', creatorId: 1, payload: {} });
     const failed = await h().ctx.tasks.settle(row.id, 5000);
     assert.equal(failed.state, TaskState.FAILED);
     assert.equal(failed.error, 'boom');
@@ -94,7 +100,7 @@ forEachDialect('tasks', (h) => {
 
   test('cancel of a running task aborts its signal at once → canceled (4)', async () => {
     t.setGate((_, run) => untilAborted(run));
-    const row = await h().ctx.tasks.create(TYPE, 'blocks', 1, {});
+    const row = await h().ctx.tasks.create(KIND, { name: 'blocks', creatorId: 1, payload: {} });
     await waitState(h(), row.id, TaskState.RUNNING);
     const started = Date.now();
     await h().ctx.tasks.cancel(row.id);
@@ -108,10 +114,10 @@ forEachDialect('tasks', (h) => {
     h().ctx.tasks.configure({ concurrency: 1 });
     t.setGate((_, run) => untilAborted(run));
     try {
-      const blocker = await h().ctx.tasks.create(TYPE, 'blocker', 1, {});
+      const blocker = await h().ctx.tasks.create(KIND, { name: 'blocker', creatorId: 1, payload: {} });
       await waitState(h(), blocker.id, TaskState.RUNNING);
       const calls = t.calls.length;
-      const queued = await h().ctx.tasks.create(TYPE, 'queued', 1, {});
+      const queued = await h().ctx.tasks.create(KIND, { name: 'queued', creatorId: 1, payload: {} });
       await sleep(200);
       assert.equal((await h().ctx.tasks.get(queued.id)).state, TaskState.PENDING);
       await h().ctx.tasks.cancel(queued.id);
@@ -126,7 +132,7 @@ forEachDialect('tasks', (h) => {
 
   test('cancel from another instance (state set to canceling in the database) stops the runner at its next heartbeat', async () => {
     t.setGate((_, run) => untilAborted(run));
-    const row = await h().ctx.tasks.create(TYPE, 'remote cancel', 1, {});
+    const row = await h().ctx.tasks.create(KIND, { name: 'remote cancel', creatorId: 1, payload: {} });
     await waitState(h(), row.id, TaskState.RUNNING);
     await new TasksRepo(h().ctx.database.db).update(row.id, { state: TaskState.CANCELING });
     await waitState(h(), row.id, TaskState.CANCELED, 2000);
@@ -153,6 +159,33 @@ forEachDialect('tasks', (h) => {
     const r = await h().ctx.tasks.settle(id, 5000);
     assert.equal(r.state, TaskState.FAILED);
     assert.match(r.error, /started 5 times without finishing/);
+  });
+
+  test('a stored payload that is not JSON, or does not match its schema, fails that task with a clear error; the runner goes on', async () => {
+    let ran = 0;
+    t.setGate(async () => ({ ran: ++ran }));
+    const strict = taskKind('test_strict', Type.Object({ n: Type.Integer() }));
+    h().ctx.tasks.register(defineTask(strict, async (p) => ({ doubled: p.n * 2 })));
+    const notJson = await rawRow(h(), { type: 'test_strict', payload: '{not json' });
+    const wrongShape = await rawRow(h(), { type: 'test_strict', payload: '{"n":"seven"}' });
+    const fine = await rawRow(h(), { type: 'test_strict', payload: '{"n":7}' });
+    h().ctx.tasks.kick();
+    const a = await h().ctx.tasks.settle(notJson, 5000);
+    const b = await h().ctx.tasks.settle(wrongShape, 5000);
+    const c = await h().ctx.tasks.settle(fine, 5000);
+    assert.equal(a.state, TaskState.FAILED);
+    assert.match(a.error, /stored test_strict task payload is not JSON/);
+    assert.equal(b.state, TaskState.FAILED);
+    assert.match(b.error, /stored test_strict task payload is malformed: \/n /);
+    assert.equal(c.state, TaskState.SUCCEEDED);
+    assert.deepEqual(JSON.parse(c.result), { doubled: 14 });
+    // creating a task checks its payload too (a programming error, not a stored row)
+    await assert.rejects(h().ctx.tasks.create(strict, { name: 'bad', creatorId: 1, payload: { n: 'x' } as never }), /test_strict task payload: \/n/);
+  });
+
+  test('start-up refuses a declared task type without a definition', () => {
+    assert.throws(() => h().ctx.tasks.requireDefinitions(['upload', 'no_such_type']), /task types without a definition: no_such_type/);
+    h().ctx.tasks.requireDefinitions(['upload', 'copy', 'move', 'seed_generate', 'offline_download']);
   });
 
   test('a canceling task whose runner died ends canceled', async () => {
@@ -187,7 +220,7 @@ forEachDialect('tasks', (h) => {
 
   test('shutdown puts a running task back to pending; the next start resumes it to success', async () => {
     t.setGate((_, run) => untilAborted(run));
-    const row = await h().ctx.tasks.create(TYPE, 'survives restart', 1, { keep: true });
+    const row = await h().ctx.tasks.create(KIND, { name: 'survives restart', creatorId: 1, payload: { keep: true } });
     await waitState(h(), row.id, TaskState.RUNNING);
     await h().close();
     await h().open();
@@ -208,8 +241,8 @@ forEachDialect('tasks', (h) => {
     const users = await h().ctx.usersRepo.byId(uid);
     const user = await h().login(users!.username, 'task-user-1');
     const admin = await h().adminToken();
-    const mine = await h().ctx.tasks.create(TYPE, 'admin task', 1, {});
-    const theirs = await h().ctx.tasks.create(TYPE, 'user task', uid, {});
+    const mine = await h().ctx.tasks.create(KIND, { name: 'admin task', creatorId: 1, payload: {} });
+    const theirs = await h().ctx.tasks.create(KIND, { name: 'user task', creatorId: uid, payload: {} });
     await h().ctx.tasks.settle(mine.id);
     await h().ctx.tasks.settle(theirs.id);
     const base = `/api/task/${TYPE}`;

@@ -47,16 +47,3 @@ export function can(u: User, bit: number): boolean {
 }
 
 /** The public shape of a user (GET /api/me): exactly these 9 fields. */
-export function presentMe(u: User) {
-  return {
-    id: u.id,
-    username: u.username,
-    password: '',
-    base_path: u.basePath,
-    role: u.role,
-    disabled: u.disabled,
-    permission: u.permission,
-    sso_id: u.ssoId,
-    otp: u.otpSecret !== '',
-  };
-}

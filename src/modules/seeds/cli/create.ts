@@ -2,10 +2,10 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { hashFiles } from '../hashing/index.js';
-import type { HashAlgorithm as EngineAlgorithm, HashResult } from '../hashing/index.js';
+import type { HashName as EngineAlgorithm, HashResult } from '../hashing/index.js';
 import {
   EMPTY_HASH_MATRIX,
-  HASH_ALGORITHMS,
+  HASH_NAMES,
   SeedFormatError,
   createSeed,
   decodeTorrent,
@@ -41,8 +41,8 @@ export interface CreateResult {
 
 /** What the engine must compute for a matrix; the torrent stream only when per-file SHA-1 pieces cannot be joined into it. */
 export function engineSelection(matrix: HashMatrix, pieceSize: number, files: readonly { size: number }[], formats: readonly SeedFormat[]) {
-  const whole = HASH_ALGORITHMS.filter((a) => matrix[a].whole) as EngineAlgorithm[];
-  const pieces = HASH_ALGORITHMS.filter((a) => matrix[a].pieces) as EngineAlgorithm[];
+  const whole = HASH_NAMES.filter((a) => matrix[a].whole) as EngineAlgorithm[];
+  const pieces = HASH_NAMES.filter((a) => matrix[a].pieces) as EngineAlgorithm[];
   const stream = formats.includes('torrent') && !isPieceAligned(files, pieceSize);
   return { whole, pieces, pieceSize, torrentPieceSize: stream ? pieceSize : undefined };
 }

@@ -3,8 +3,8 @@
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashFiles } from '../hashing/index.js';
-import type { HashAlgorithm, HashInput } from '../hashing/index.js';
-import { HASH_ALGORITHMS, torrentFileOrder, torrentPiecesFromSeed } from '../formats/index.js';
+import type { HashName, HashInput } from '../hashing/index.js';
+import { HASH_NAMES, torrentFileOrder, torrentPiecesFromSeed } from '../formats/index.js';
 import type { DecodedSeed, SeedFile } from '../formats/index.js';
 import { progressMeter } from './progress.js';
 
@@ -80,8 +80,8 @@ export async function verifySeed(d: DecodedSeed, dataDir: string, signal?: Abort
   let stream = d.torrent_pieces?.pieceSize === ps ? Buffer.from(d.torrent_pieces.hashes) : undefined;
   const derived = stream ? torrentPiecesFromSeed({ ...seed, files: ordered }) : null;
   if (stream && derived && derived.equals(stream)) stream = undefined; // the per-file SHA-1 lists already cover it
-  const whole = HASH_ALGORITHMS.filter((a) => seed.files.some((f) => f.hashes[a])) as HashAlgorithm[];
-  const pieces = HASH_ALGORITHMS.filter((a) => seed.files.some((f) => (f.hashes.pieces?.[a]?.length ?? 0) > 0)) as HashAlgorithm[];
+  const whole = HASH_NAMES.filter((a) => seed.files.some((f) => f.hashes[a])) as HashName[];
+  const pieces = HASH_NAMES.filter((a) => seed.files.some((f) => (f.hashes.pieces?.[a]?.length ?? 0) > 0)) as HashName[];
 
   const inputs: HashInput[] = ordered.map((f, i) => {
     const have = actual[i];

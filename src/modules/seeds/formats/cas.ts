@@ -1,5 +1,6 @@
 // `.cas`: padded standard base64 of compact JSON, the legacy 189-cloud rapid-upload
 // record (seed-formats.md §4), with OpenList's extensions and Ferry's multi-file form.
+import { baseName } from '../../../lib/paths.js';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
@@ -66,7 +67,6 @@ export function fileCasSliceMd5(file: SeedFile, pieceSize: number): string | nul
 }
 
 const unixSeconds = (d: Date): string => String(Math.floor(d.getTime() / 1000));
-const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 function casEntry(file: SeedFile, index: number, pieceSize: number, name: string, now: Date): CasEntry {
   const at = `files[${index}]`;

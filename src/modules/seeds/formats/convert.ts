@@ -1,8 +1,9 @@
 // Format detection, decoding any container, conversion feasibility, conversion and diagnostics.
+import { baseName } from '../../../lib/paths.js';
 import { Buffer } from 'node:buffer';
 import { casSliceMd5, decodeCas, encodeCas } from './cas.js';
 import { CAS_SLICE_SIZE, MAX_SEED_DOC_BYTES, SeedFormatError, isSeedFormat, pieceCount } from './model.js';
-import type { HashAlgorithm, Seed, SeedFormat } from './model.js';
+import type { HashName, Seed, SeedFormat } from './model.js';
 import { decodeOss, encodeOss } from './oss.js';
 import type { EncodeOptions } from './oss.js';
 import { decodeTorrent, encodeTorrent, isPieceAligned, torrentFileOrder } from './torrent.js';
@@ -69,7 +70,7 @@ export function decodeAny(bytes: Uint8Array, opts: DecodeAnyOptions = {}): Decod
 
 /** One digest the hashing engine would have to compute. `stream` = SHA-1 over all files concatenated (torrent v1). */
 export interface MissingHash {
-  algorithm: HashAlgorithm;
+  algorithm: HashName;
   kind: 'whole' | 'pieces' | 'stream';
   piece_size?: number;
 }
@@ -184,7 +185,6 @@ export interface DiagnoseOptions extends FeasibilityOptions {
   now?: Date;
 }
 
-const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
 /** Everything worth telling about a seed: what each container cannot carry or would lose, and suspicious data. */
 export function diagnose(source: Seed | DecodedSeed, opts: DiagnoseOptions = {}): SeedDiagnostic[] {

@@ -2,19 +2,19 @@
 import {
   CAS_SLICE_SIZE,
   DEFAULT_PIECE_SIZE,
-  HASH_ALGORITHMS,
+  HASH_NAMES,
   MAX_PIECE_SIZE,
   MIN_PIECE_SIZE,
   SeedFormatError,
 } from './model.js';
-import type { HashAlgorithm, SeedFile, SeedFormat, SeedHashes, SeedPieces } from './model.js';
+import type { HashName, SeedFile, SeedFormat, SeedHashes, SeedPieces } from './model.js';
 
 export interface HashSelection {
   whole: boolean;
   pieces: boolean;
 }
 
-export type HashMatrix = Record<HashAlgorithm, HashSelection>;
+export type HashMatrix = Record<HashName, HashSelection>;
 
 const matrix = (whole: boolean, pieces: boolean): HashMatrix => ({
   md5: { whole, pieces },
@@ -32,12 +32,12 @@ export function cloneHashMatrix(m: Readonly<HashMatrix>): HashMatrix {
 }
 
 export function isHashMatrixEmpty(m: Readonly<HashMatrix>): boolean {
-  return HASH_ALGORITHMS.every((a) => !m[a].whole && !m[a].pieces);
+  return HASH_NAMES.every((a) => !m[a].whole && !m[a].pieces);
 }
 
 /** True when the matrix asks for any per-piece digest (which forces reading the bytes). */
 export function matrixNeedsPieces(m: Readonly<HashMatrix>): boolean {
-  return HASH_ALGORITHMS.some((a) => m[a].pieces);
+  return HASH_NAMES.some((a) => m[a].pieces);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -52,10 +52,10 @@ export function parseHashMatrix(input: unknown, field = 'hash_matrix'): HashMatr
   if (input === undefined || input === null) return out;
   if (!isObject(input)) throw new SeedFormatError(field, 'must be an object like {"md5":{"whole":true,"pieces":false},…}');
   for (const [key, value] of Object.entries(input)) {
-    if (!(HASH_ALGORITHMS as readonly string[]).includes(key)) {
+    if (!(HASH_NAMES as readonly string[]).includes(key)) {
       throw new SeedFormatError(`${field}.${key}`, 'unknown hash algorithm (expected md5, sha1 or sha256)');
     }
-    const alg = key as HashAlgorithm;
+    const alg = key as HashName;
     if (value === null || value === undefined) continue;
     if (!isObject(value)) throw new SeedFormatError(`${field}.${alg}`, 'must be an object with boolean "whole" and "pieces"');
     for (const [flag, v] of Object.entries(value)) {
@@ -137,7 +137,7 @@ export function planSeedHashes(opts: {
 export function applyHashMatrix(file: SeedFile, m: Readonly<HashMatrix>): SeedFile {
   const hashes: SeedHashes = {};
   const pieces: SeedPieces = {};
-  for (const alg of HASH_ALGORITHMS) {
+  for (const alg of HASH_NAMES) {
     const whole = file.hashes[alg];
     if (m[alg].whole && whole) hashes[alg] = whole;
     const list = file.hashes.pieces?.[alg];
@@ -151,7 +151,7 @@ export function applyHashMatrix(file: SeedFile, m: Readonly<HashMatrix>): SeedFi
 /** The matrix a file actually satisfies (whole present; piece list present, or an empty file). */
 export function hashMatrixOf(file: SeedFile): HashMatrix {
   const m = cloneHashMatrix(EMPTY_HASH_MATRIX);
-  for (const alg of HASH_ALGORITHMS) {
+  for (const alg of HASH_NAMES) {
     m[alg].whole = Boolean(file.hashes[alg]);
     m[alg].pieces = file.size === 0 || (file.hashes.pieces?.[alg]?.length ?? 0) > 0;
   }

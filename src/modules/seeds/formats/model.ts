@@ -1,6 +1,7 @@
 // The transfer-seed model shared by the three containers (.oss, .torrent, .cas),
 // its limits, and the validator every decoder and encoder runs.
 // Field names are the .oss wire names (contract §10.1, seed-formats.md §1).
+import { Type, type Static } from 'typebox';
 
 export const SEED_FORMAT_ID = 'openlist-sharing-seed';
 export const SEED_VERSION = 1;
@@ -23,10 +24,8 @@ export const MAX_BENCODE_TOTAL_ITEMS = 1_000_000;
 export const SEED_FORMATS = ['oss', 'torrent', 'cas'] as const;
 export type SeedFormat = (typeof SEED_FORMATS)[number];
 
-export const HASH_ALGORITHMS = ['md5', 'sha1', 'sha256'] as const;
-export type HashAlgorithm = (typeof HASH_ALGORITHMS)[number];
-/** Hex digits of each digest. */
-export const HASH_HEX_WIDTH: Readonly<Record<HashAlgorithm, number>> = { md5: 32, sha1: 40, sha256: 64 };
+export { HASH_NAMES, HASH_HEX_LENGTH, type HashName } from '../../../lib/hashes.js';
+import { HASH_HEX_LENGTH, HASH_NAMES, type HashName } from '../../../lib/hashes.js';
 export const GCID_HEX_WIDTH = 40;
 
 export const SOURCE_TYPES = ['openlist-direct', 'openlist-share'] as const;
@@ -34,60 +33,69 @@ export type SeedSourceType = (typeof SOURCE_TYPES)[number];
 export const CAS_CLOUDS = ['189', '115', 'aliyundrive_open'] as const;
 export const DEFAULT_CAS_CLOUD = '189';
 
+/**
+ * The model's shapes as TypeBox schemas: the TypeScript types below are derived from them, and the API
+ * documents them (seed previews, task payloads) from the same source.
+ */
+const Hex = Type.String({ description: 'hex digest' });
+
 /** Per-file piece digests: entry i covers bytes [i*piece_size, min((i+1)*piece_size, size)) of that file only. */
-export interface SeedPieces {
-  md5?: string[];
-  sha1?: string[];
-  sha256?: string[];
-}
+export const SeedPiecesSchema = Type.Object({
+  md5: Type.Optional(Type.Array(Hex)),
+  sha1: Type.Optional(Type.Array(Hex)),
+  sha256: Type.Optional(Type.Array(Hex)),
+});
+export type SeedPieces = Static<typeof SeedPiecesSchema>;
 
-export interface SeedHashes {
-  md5?: string;
-  sha1?: string;
-  sha256?: string;
+export const SeedHashesSchema = Type.Object({
+  md5: Type.Optional(Hex),
+  sha1: Type.Optional(Hex),
+  sha256: Type.Optional(Hex),
   /** Thunder/PikPak GCID; kept in .oss only (OpenList writes it, torrents drop it). */
-  gcid?: string;
-  pieces?: SeedPieces;
-}
+  gcid: Type.Optional(Hex),
+  pieces: Type.Optional(SeedPiecesSchema),
+});
+export type SeedHashes = Static<typeof SeedHashesSchema>;
 
-export interface SeedSource {
+export const SeedSourceSchema = Type.Object({
   /** `openlist-direct` or `openlist-share` when produced; any non-empty type is read. */
-  type: string;
-  url: string;
-  expires_at?: string;
-  share_id?: string;
-}
+  type: Type.String(),
+  url: Type.String(),
+  expires_at: Type.Optional(Type.String()),
+  share_id: Type.Optional(Type.String()),
+});
+export type SeedSource = Static<typeof SeedSourceSchema>;
 
-export interface SeedChannel {
-  driver: string;
-  mount_path?: string;
-}
+export const SeedChannelSchema = Type.Object({ driver: Type.String(), mount_path: Type.Optional(Type.String()) });
+export type SeedChannel = Static<typeof SeedChannelSchema>;
 
-export interface SeedFile {
-  path: string;
-  size: number;
-  modified?: string;
-  comment?: string;
-  hashes: SeedHashes;
-  sources?: SeedSource[];
-  cas_slice_md5?: string;
-  cas_create_time?: string;
-  cas_cloud?: string;
-  missing_channels?: string[];
-}
+export const SeedFileSchema = Type.Object({
+  path: Type.String(),
+  size: Type.Integer({ minimum: 0 }),
+  modified: Type.Optional(Type.String()),
+  comment: Type.Optional(Type.String()),
+  hashes: SeedHashesSchema,
+  sources: Type.Optional(Type.Array(SeedSourceSchema)),
+  cas_slice_md5: Type.Optional(Type.String()),
+  cas_create_time: Type.Optional(Type.String()),
+  cas_cloud: Type.Optional(Type.String()),
+  missing_channels: Type.Optional(Type.Array(Type.String())),
+});
+export type SeedFile = Static<typeof SeedFileSchema>;
 
-export interface Seed {
-  format: typeof SEED_FORMAT_ID;
-  version: typeof SEED_VERSION;
-  name: string;
-  comment?: string;
-  created_at: string;
-  created_by: string;
-  piece_size: number;
-  trackers?: string[];
-  channels?: SeedChannel[];
-  files: SeedFile[];
-}
+export const SeedSchema = Type.Object({
+  format: Type.Literal(SEED_FORMAT_ID),
+  version: Type.Literal(SEED_VERSION),
+  name: Type.String(),
+  comment: Type.Optional(Type.String()),
+  created_at: Type.String(),
+  created_by: Type.String(),
+  piece_size: Type.Integer(),
+  trackers: Type.Optional(Type.Array(Type.String())),
+  channels: Type.Optional(Type.Array(SeedChannelSchema)),
+  files: Type.Array(SeedFileSchema),
+});
+export type Seed = Static<typeof SeedSchema>;
 
 /** Every model or container problem. `field` is a dotted path (`files[2].hashes.md5`), `file` the seed path when one file is concerned. */
 export class SeedFormatError extends Error {
@@ -185,14 +193,14 @@ function checkHex(value: string, width: number, field: string, file?: string): v
 
 function checkHashes(f: SeedFile, pieceSize: number, at: string): void {
   const h = f.hashes;
-  for (const alg of HASH_ALGORITHMS) {
+  for (const alg of HASH_NAMES) {
     const v = h[alg];
-    if (v !== undefined && v !== '') checkHex(v, HASH_HEX_WIDTH[alg], `${at}.hashes.${alg}`, f.path);
+    if (v !== undefined && v !== '') checkHex(v, HASH_HEX_LENGTH[alg], `${at}.hashes.${alg}`, f.path);
   }
   if (h.gcid !== undefined && h.gcid !== '') checkHex(h.gcid, GCID_HEX_WIDTH, `${at}.hashes.gcid`, f.path);
   if (!h.pieces) return;
   const want = pieceCount(f.size, pieceSize);
-  for (const alg of HASH_ALGORITHMS) {
+  for (const alg of HASH_NAMES) {
     const list = h.pieces[alg];
     // OpenList treats an empty list as "not computed", so only non-empty lists are counted.
     if (list === undefined || list.length === 0) continue;
@@ -200,7 +208,7 @@ function checkHashes(f: SeedFile, pieceSize: number, at: string): void {
     if (list.length !== want) {
       throw new SeedFormatError(field, `expected ${want} piece hashes (ceil(size ${f.size} / piece_size ${pieceSize})), got ${list.length}`, f.path);
     }
-    list.forEach((p, i) => checkHex(p, HASH_HEX_WIDTH[alg], `${field}[${i}]`, f.path));
+    list.forEach((p, i) => checkHex(p, HASH_HEX_LENGTH[alg], `${field}[${i}]`, f.path));
   }
 }
 

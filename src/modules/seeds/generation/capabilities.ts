@@ -5,36 +5,37 @@
  * whole-file hashes every file's drive provides (so the default needs no download), else the
  * `seed_default_matrix` setting. Also the offered trackers and the suggested name.
  */
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { badRequest } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { userPath } from '../../fs/fs.context.js';
 import { Perm, can, type User } from '../../users/user.model.js';
-import { EMPTY_HASH_MATRIX, HASH_ALGORITHMS, cloneHashMatrix, normalizeHashMatrix, parseHashMatrix, type HashMatrix } from '../formats/index.js';
-import { collectFiles, needsDownload, providedList } from './collect.js';
+import { EMPTY_HASH_MATRIX, HASH_NAMES, cloneHashMatrix, normalizeHashMatrix, parseHashMatrix, type HashMatrix } from '../formats/index.js';
+import { collectFiles, needsDownload, providedList } from '../common/source-files.js';
 import { deriveSeedName } from './names.js';
-import { withField } from './request.js';
+import { userPath } from '../../fs/access.js';
+import { withField } from '../common/fields.js';
+import type { Capabilities } from '../seeds.schemas.js';
 
-export async function seedCapabilities(ctx: AppContext, user: User, rawPaths: string[]) {
+export async function seedCapabilities(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, rawPaths: string[]): Promise<Capabilities> {
   if (rawPaths.length === 0) throw badRequest('paths: at least one path is required', { field: 'paths' });
   const paths = [...new Set(rawPaths.map((p, i) => withField(`paths[${i}]`, () => userPath(user, p))))];
-  const { files, root, singleFile } = await collectFiles(ctx, user, paths);
+  const { files, root, singleFile } = await collectFiles(deps, user, paths);
 
   let setting: HashMatrix;
   try {
-    setting = normalizeHashMatrix(parseHashMatrix(await ctx.settings.getJson<unknown>('seed_default_matrix')), []);
+    setting = normalizeHashMatrix(parseHashMatrix(await deps.settings.getJson<unknown>('seed_default_matrix')), []);
   } catch {
     setting = normalizeHashMatrix(EMPTY_HASH_MATRIX, []);
   }
-  const common = HASH_ALGORITHMS.filter((a) => files.every((f) => Boolean(f.provided[a])));
-  const union = HASH_ALGORITHMS.filter((a) => files.some((f) => Boolean(f.provided[a])));
+  const common = HASH_NAMES.filter((a) => files.every((f) => Boolean(f.provided[a])));
+  const union = HASH_NAMES.filter((a) => files.some((f) => Boolean(f.provided[a])));
   const implied = cloneHashMatrix(EMPTY_HASH_MATRIX);
   for (const a of common) implied[a].whole = true;
   const defaultMatrix = common.length > 0 ? implied : setting;
 
-  const signAll = await ctx.settings.getBool('sign_all');
-  const trackers = (await ctx.settings.get('seed_default_trackers')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-  const threshold = await ctx.settings.getNumber('seed_async_threshold');
+  const signAll = await deps.settings.getBool('sign_all');
+  const trackers = (await deps.settings.get('seed_default_trackers')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const threshold = await deps.settings.getNumber('seed_async_threshold');
   const shown = files.map((f) => {
     const download = needsDownload(f, defaultMatrix);
     return {
@@ -65,6 +66,6 @@ export async function seedCapabilities(ctx: AppContext, user: User, rawPaths: st
     async: total > threshold,
     async_threshold: threshold,
     trackers,
-    suggested_name: deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name'), { folderRequested: paths.length === 1 && !singleFile }).name,
+    suggested_name: deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await deps.settings.get('seed_fallback_name'), { folderRequested: paths.length === 1 && !singleFile }).name,
   };
 }

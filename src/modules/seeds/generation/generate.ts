@@ -7,14 +7,14 @@
  * All or nothing: a failure or a cancel removes the shares and artifacts of this request.
  */
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../../app/context.js';
-import { AppError, badRequest, conflict } from '../../../lib/errors.js';
+import type { SeedsDeps } from '../seeds.deps.js';
+import { AppError, badRequest, conflict, isAppError } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { encodePath } from '../../fs/obj.present.js';
-import { sharesService, SEED_SHARE_REMARK } from '../../shares/shares.service.js';
+import { encodePath } from '../../fs/fs.present.js';
+import { SEED_SHARE_REMARK } from '../../shares/shares.service.js';
 import { Perm, can, type User } from '../../users/user.model.js';
 import {
-  HASH_ALGORITHMS,
+  HASH_NAMES,
   applyHashMatrix,
   createSeed,
   diagnose,
@@ -31,11 +31,21 @@ import {
   type TorrentPieceStream,
 } from '../formats/index.js';
 import { hashFiles, type FileHashes } from '../hashing/index.js';
-import { artifactPath, ensureFolder, writeAllOrNothing } from './artifacts.js';
-import { siteUrlFor } from '../../fs/fs.context.js';
-import { annotateFiles, checkDownloadable, collectFiles, needsDownload, type SourceFile } from './collect.js';
-import { checkSeedName, commonDir, deriveSeedName } from './names.js';
-import { fieldError, parseGenerateRequest, type GenerateBodyT, type GenerateOptions } from './request.js';
+import { checkDownloadable, collectFiles, needsDownload, type SourceFile } from '../common/source-files.js';
+import { annotateFiles } from './annotate.js';
+import { checkSeedName, deriveSeedName } from './names.js';
+import { GenerateBody, parseGenerateRequest, type GenerateBodyT, type GenerateOptions } from './request.js';
+import { taskKind } from '../../tasks/task-definition.js';
+import { Type } from 'typebox';
+import { fieldError } from '../common/fields.js';
+import { commonDir, joinPath } from '../../../lib/paths.js';
+import type { Generated } from '../seeds.schemas.js';
+
+/** Generations over `seed_async_threshold` run as this task, from the request that queued them. */
+export const SEED_GENERATE_TASK = taskKind(
+  'seed_generate',
+  Type.Object({ user_id: Type.Integer(), body: GenerateBody, origin: Type.String({ description: 'the origin the request came in on (links fall back to it)' }) }),
+);
 
 export interface Prepared {
   opts: GenerateOptions;
@@ -50,24 +60,8 @@ export interface Prepared {
   downloadBytes: number;
 }
 
-export interface SeedArtifact {
-  format: SeedFormat;
-  name: string;
-  file_name: string;
-  size: number;
-  /** Where it was written, as the user sees it. */
-  path: string;
-  seed_data: string;
-}
-
-export interface GenerateResult {
-  paths: string[];
-  artifacts: SeedArtifact[];
-  seed: Seed;
-  /** Per file: `direct` (hashes from the drive, no read) or `download` (streamed once). */
-  files: { path: string; mode: 'direct' | 'download'; size: number }[];
-  diagnostics: SeedDiagnostic[];
-}
+/** What a synchronous generation answers. */
+export type GenerateResult = Generated;
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -81,25 +75,20 @@ export interface RunOptions {
   taskId?: string;
 }
 
-export async function prepareGeneration(ctx: AppContext, user: User, body: GenerateBodyT): Promise<Prepared> {
-  const opts = await parseGenerateRequest(ctx, user, body);
-  const { files, root, singleFile } = await collectFiles(ctx, user, opts.paths);
+export async function prepareGeneration(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, body: GenerateBodyT): Promise<Prepared> {
+  const opts = await parseGenerateRequest(deps, user, body);
+  const { files, root, singleFile } = await collectFiles(deps, user, opts.paths);
   annotateFiles(user, files, opts);
   const name =
     opts.name ??
-    checkSeedName(deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await ctx.settings.get('seed_fallback_name'), { folderRequested: opts.paths.length === 1 && !singleFile }).name);
+    checkSeedName(deriveSeedName(files.map((f) => f.shown), stripBasePath(user.basePath, root), await deps.settings.get('seed_fallback_name'), { folderRequested: opts.paths.length === 1 && !singleFile }).name);
   checkDownloadable(files, opts.matrix);
   const outputDir = opts.outputDir ?? commonDir(opts.paths);
   if (!can(user, Perm.WRITE)) throw new AppError(403, `output_path: permission denied (writing ${stripBasePath(user.basePath, outputDir)} needs the write permission)`, { field: 'output_path' });
-  const stat = await ctx.fs.stat(outputDir).catch(() => null);
+  const stat = await deps.fs.stat(outputDir).catch(() => null);
   if (stat && !stat.isDir) throw badRequest(`output_path: ${stripBasePath(user.basePath, outputDir)} is not a folder`, { field: 'output_path' });
   const sum = (fs: SourceFile[]) => fs.reduce((n, f) => n + f.size, 0);
   return { opts, files, name, outputDir, singleFile, totalBytes: sum(files), downloadBytes: sum(files.filter((f) => needsDownload(f, opts.matrix))) };
-}
-
-/** The public origin for recorded links: `seed_site_url`, else FERRY_SITE_URL, else the request's origin. */
-export function seedSite(ctx: AppContext, origin: string): Promise<string> {
-  return siteUrlFor(ctx, origin);
 }
 
 async function hashDownloads(p: Prepared, run: RunOptions): Promise<{ byFile: Map<SourceFile, FileHashes>; torrent?: TorrentPieceStream }> {
@@ -111,8 +100,8 @@ async function hashDownloads(p: Prepared, run: RunOptions): Promise<{ byFile: Ma
   const res = await hashFiles(
     ordered.map((o) => () => o.file.driver.read(o.file.inner)),
     {
-      whole: HASH_ALGORITHMS.filter((a) => m[a].whole),
-      pieces: HASH_ALGORITHMS.filter((a) => m[a].pieces),
+      whole: HASH_NAMES.filter((a) => m[a].whole),
+      pieces: HASH_NAMES.filter((a) => m[a].pieces),
       pieceSize: p.opts.pieceSize,
       torrentPieceSize: torrent,
       signal: run.signal,
@@ -136,15 +125,15 @@ function fileHashes(f: SourceFile, computed: FileHashes | undefined): SeedHashes
 }
 
 /** Hashes, shares, builds, encodes and writes; rolls back shares and artifacts on any failure. */
-export async function executeGeneration(ctx: AppContext, user: User, p: Prepared, run: RunOptions): Promise<GenerateResult> {
+export async function executeGeneration(deps: Pick<SeedsDeps, 'fs' | 'links' | 'shares' | 'version' | 'writeSets'>, user: User, p: Prepared, run: RunOptions): Promise<GenerateResult> {
   const { opts } = p;
   const { byFile, torrent } = await hashDownloads(p, run);
   run.signal?.throwIfAborted();
 
-  const shares = sharesService(ctx);
+  const shares = deps.shares;
   const created: string[] = [];
   try {
-    const site = await seedSite(ctx, run.origin);
+    const site = await deps.links.site(run.origin);
     const seedFiles: SeedFile[] = [];
     for (const f of p.files) {
       const sources: SeedSource[] = [];
@@ -172,7 +161,7 @@ export async function executeGeneration(ctx: AppContext, user: User, p: Prepared
       createSeed({
         name: p.name,
         files: seedFiles,
-        createdBy: `Ferry ${ctx.version}`,
+        createdBy: `Ferry ${deps.version}`,
         pieceSize: opts.pieceSize,
         comment: opts.comment.trim() || undefined,
         trackers: opts.trackers,
@@ -181,9 +170,9 @@ export async function executeGeneration(ctx: AppContext, user: User, p: Prepared
     );
     const encoded = opts.formats.map((format) => ({ format, fileName: seedFileName(seed, format), data: withBadRequest(() => encodeSeed(seed, format, { pieces: torrent, layout: p.singleFile ? 'auto' : 'multi' })) }));
     run.signal?.throwIfAborted();
-    await ensureFolder(ctx, p.outputDir, 'output_path');
-    const writes = encoded.map((e) => ({ ...e, full: artifactPath(p.outputDir, e.fileName) }));
-    await writeAllOrNothing(ctx, writes, run.signal);
+    await ensureFolder(deps, p.outputDir, 'output_path');
+    const writes = encoded.map((e) => ({ ...e, full: joinPath(p.outputDir, e.fileName) }));
+    await deps.writeSets.write(writes, { signal: run.signal });
     const shown = (full: string) => stripBasePath(user.basePath, full);
     return {
       paths: writes.map((w) => shown(w.full)),
@@ -196,6 +185,16 @@ export async function executeGeneration(ctx: AppContext, user: User, p: Prepared
     for (const id of created) await shares.deleteShare(id).catch(() => false);
     throw e;
   }
+}
+
+/** Makes sure `dir` (full) is a folder, creating it when missing. */
+async function ensureFolder(deps: Pick<SeedsDeps, 'fs'>, dir: string, field: string): Promise<void> {
+  const e = await deps.fs.stat(dir).catch((err: unknown) => {
+    if (isAppError(err) && err.code === 404) return null;
+    throw err;
+  });
+  if (e && !e.isDir) throw badRequest(`${field}: ${dir} is not a folder`, { field });
+  if (!e) await deps.fs.mkdir(dir);
 }
 
 /** A share id fixed by the task and the file (20 characters of the share-id alphabet). */

@@ -3,6 +3,7 @@
  * derivation from the files when no name is given, and the safety check every name passes.
  */
 import { badRequest } from '../../../lib/errors.js';
+import { baseName } from '../../../lib/paths.js';
 import { seedNameProblem } from '../formats/index.js';
 
 export const INVALID_SEED_NAME = 'invalid seed name';
@@ -13,26 +14,6 @@ export function stripExtension(name: string): string {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
-const parent = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
-
-/** The deepest folder that is, or contains, every one of `dirs` (cleaned absolute folder paths). */
-export function commonAncestor(dirs: readonly string[]): string {
-  if (dirs.length === 0) return '/';
-  let segs = dirs[0]!.split('/').filter(Boolean);
-  for (const d of dirs.slice(1)) {
-    const other = d.split('/').filter(Boolean);
-    let i = 0;
-    while (i < segs.length && i < other.length && segs[i] === other[i]) i++;
-    segs = segs.slice(0, i);
-  }
-  return '/' + segs.join('/');
-}
-
-/** The deepest folder containing every path (cleaned absolute paths). */
-export function commonDir(paths: readonly string[]): string {
-  return commonAncestor(paths.map(parent));
-}
 
 /**
  * The seed name for the files at `files` (as the user sees them), by priority:
@@ -43,10 +24,10 @@ export function commonDir(paths: readonly string[]): string {
  */
 export function deriveSeedName(files: readonly string[], root: string, fallback: string, opts: { folderRequested?: boolean } = {}): { name: string; rule: 'a' | 'b' | 'c' | 'd' } {
   // a folder asked for by itself is not "a single file", even when it holds only one
-  if (files.length === 1 && !opts.folderRequested) return { name: stripExtension(base(files[0]!)), rule: 'a' };
-  const stems = new Set(files.map((p) => stripExtension(base(p))));
+  if (files.length === 1 && !opts.folderRequested) return { name: stripExtension(baseName(files[0]!)), rule: 'a' };
+  const stems = new Set(files.map((p) => stripExtension(baseName(p))));
   if (files.length > 1 && stems.size === 1) return { name: [...stems][0]!, rule: 'b' };
-  if (root !== '/') return { name: base(root), rule: 'c' };
+  if (root !== '/') return { name: baseName(root), rule: 'c' };
   return { name: fallback, rule: 'd' };
 }
 

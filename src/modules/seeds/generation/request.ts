@@ -3,13 +3,13 @@
  * checks that need no storage access. Every rejection names the field.
  */
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../../../app/context.js';
-import { AppError, badRequest, isAppError } from '../../../lib/errors.js';
+import type { SeedsDeps } from '../seeds.deps.js';
+import { AppError, badRequest } from '../../../lib/errors.js';
+import { withField } from '../common/fields.js';
+import { trackerProblem } from '../common/trackers.js';
 import { Perm, can, type User } from '../../users/user.model.js';
-import { userPath } from '../../fs/fs.context.js';
 import {
   MAX_SEED_FILES,
-  SeedFormatError,
   parseHashMatrix,
   parseSeedFormat,
   planSeedHashes,
@@ -18,6 +18,7 @@ import {
   type SeedFormat,
 } from '../formats/index.js';
 import { checkSeedName } from './names.js';
+import { userPath } from '../../fs/access.js';
 
 const Str = Type.String({ maxLength: 4096 });
 const PathList = Type.Array(Str, { maxItems: MAX_SEED_FILES });
@@ -63,51 +64,20 @@ export interface GenerateOptions {
   outputDir: string | null;
 }
 
-/** Rethrows a format error or an app error with the field in front of the message. */
-export function withField<T>(field: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    throw fieldError(field, e);
-  }
-}
-
-/** `label` (default: the field) prefixes the message; `data.field` is the field. */
-export function fieldError(field: string, e: unknown, label = field): unknown {
-  if (e instanceof SeedFormatError) return badRequest(e.message, { field: e.field });
-  if (isAppError(e)) return new AppError(e.code, `${label}: ${e.message}`, { ...(e.data ?? {}), field });
-  return e;
-}
-
-/** An announce URL: http(s) or udp with a host, no credentials. */
-export function trackerProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (!['http:', 'https:', 'udp:'].includes(u.protocol)) return `scheme ${u.protocol.replace(/:$/, '')} is not http, https or udp`;
-  if (!u.hostname) return 'has no host';
-  if (u.username || u.password) return 'must not carry credentials';
-  if (u.protocol === 'udp:' && !u.port) return 'udp trackers need a port';
-  return null;
-}
-
-export async function parseGenerateRequest(ctx: AppContext, user: User, body: GenerateBodyT): Promise<GenerateOptions> {
+export async function parseGenerateRequest(deps: Pick<SeedsDeps, 'settings'>, user: User, body: GenerateBodyT): Promise<GenerateOptions> {
   const rawPaths = body.paths ?? [];
   if (rawPaths.length === 0) throw badRequest('paths: at least one path is required', { field: 'paths' });
   const paths = [...new Set(rawPaths.map((p, i) => withField(`paths[${i}]`, () => userPath(user, p))))];
 
   let rawFormats = (body.formats ?? []).filter((f) => f.trim() !== '');
   if (rawFormats.length === 0 && body.format?.trim()) rawFormats = [body.format];
-  if (rawFormats.length === 0) rawFormats = [await ctx.settings.get('seed_default_format')];
+  if (rawFormats.length === 0) rawFormats = [await deps.settings.get('seed_default_format')];
   const formats = [...new Set(rawFormats.map((f, i) => withField(`formats[${i}]`, () => parseSeedFormat(f.trim().toLowerCase() === 'bt' ? 'torrent' : f, `formats[${i}]`))))];
 
   const requested = withField('hash_matrix', () => parseHashMatrix(body.hash_matrix, 'hash_matrix'));
   let defaultMatrix: HashMatrix | undefined;
   try {
-    defaultMatrix = parseHashMatrix(await ctx.settings.getJson<unknown>('seed_default_matrix'));
+    defaultMatrix = parseHashMatrix(await deps.settings.getJson<unknown>('seed_default_matrix'));
   } catch {
     defaultMatrix = undefined; // an unreadable setting counts as "all off" → all six
   }
@@ -124,7 +94,7 @@ export async function parseGenerateRequest(ctx: AppContext, user: User, body: Ge
   const shareFiles = body.share_files?.length ? body.share_files : body.include_share ? ['*'] : [];
   const directFiles = body.direct_files?.length ? body.direct_files : body.include_direct_source ? ['*'] : [];
   if (shareFiles.length > 0 && !can(user, Perm.SHARE)) throw new AppError(403, 'share_files: permission denied (you may not create shares)', { field: 'share_files' });
-  if (directFiles.length > 0 && (await ctx.settings.getBool('sign_all'))) {
+  if (directFiles.length > 0 && (await deps.settings.getBool('sign_all'))) {
     throw badRequest('direct_files: direct links cannot be recorded while sign_all is on (they would need a signature); use share_files instead', { field: 'direct_files' });
   }
 

@@ -3,11 +3,11 @@
 import { Transform, Writable } from 'node:stream';
 import { LaneSet } from './lanes.js';
 import type { FileLaneOutput, PieceDigests } from './lanes.js';
-import { normalizeSelection, planLanes, selectionIsEmpty, singleParticipantLanes } from './plan.js';
-import type { NormalizedSelection } from './plan.js';
+import { normalizeSelection, planLanes, selectionIsEmpty, singleParticipantLanes } from './job-plan.js';
+import type { NormalizedSelection } from './job-plan.js';
 import { defaultHashPool } from './pool.js';
 import type { HashPool } from './pool.js';
-import { DEFAULT_INLINE_THRESHOLD, HASH_ALGORITHMS } from './types.js';
+import { DEFAULT_INLINE_THRESHOLD, HASH_NAMES } from './types.js';
 import type { FileHashes, HashOptions, HashResult, PieceHashes } from './types.js';
 import { DIGEST_BYTES } from './lanes.js';
 import { WorkerJob } from './worker-job.js';
@@ -288,7 +288,7 @@ export class Hasher {
 
   private mergeFile(size: number, outs: FileLaneOutput[]): FileHashes {
     const fh: FileHashes = { size };
-    for (const alg of HASH_ALGORITHMS) {
+    for (const alg of HASH_NAMES) {
       if (!this.sel.whole.includes(alg)) continue;
       const hex = outs.find((o) => o.whole[alg] !== undefined)?.whole[alg];
       if (hex === undefined) throw new Error(`internal: no ${alg} digest for a file of ${size} bytes`);

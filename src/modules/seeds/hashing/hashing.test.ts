@@ -8,10 +8,10 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, test } from 'node:test';
 import { HashPool, createHasher, hashFiles, hashInput } from './index.js';
-import type { FileHashes, HashAlgorithm, HashOptions } from './index.js';
-import { normalizeSelection, planLanes } from './plan.js';
+import type { FileHashes, HashName, HashOptions } from './index.js';
+import { normalizeSelection, planLanes } from './job-plan.js';
 
-const ALGS: HashAlgorithm[] = ['md5', 'sha1', 'sha256'];
+const ALGS: HashName[] = ['md5', 'sha1', 'sha256'];
 const ALL = { whole: ALGS, pieces: ALGS } as const;
 const hex = (alg: string, b: Uint8Array) => createHash(alg).update(b).digest('hex');
 
@@ -69,7 +69,7 @@ describe('hashing engine: equality with coreutils and node:crypto', () => {
       const r = spawnSync(tool, [file], { encoding: 'utf8' });
       assert.equal(r.error, undefined, `${tool} is missing: apt-get install coreutils`);
       const expected = r.stdout.split(' ')[0];
-      const alg = tool.replace('sum', '') as HashAlgorithm;
+      const alg = tool.replace('sum', '') as HashName;
       const got = await hashInput(file, { whole: [alg], pool, inlineThreshold: 0 });
       assert.equal(got.files[0]![alg], expected);
       assert.equal(got.files[0]!.size, data.length);
@@ -124,7 +124,7 @@ describe('piece boundaries', () => {
   test('piece sizes that are not powers of two or that exceed the chunk size', async () => {
     const data = randomBytes(3 * 1024 * 1024 + 5);
     for (const P of [1, 1000, 3 * 1024 * 1024, 3 * 1024 * 1024 + 5, 64 * 1024 * 1024]) {
-      const opts = P === 1 ? { pieces: ['md5'] as HashAlgorithm[] } : ALL;
+      const opts = P === 1 ? { pieces: ['md5'] as HashName[] } : ALL;
       const got = await hashInput(data.subarray(0, P === 1 ? 3000 : data.length), { ...opts, pieceSize: P, inlineThreshold: 0, pool });
       const want = reference(data.subarray(0, P === 1 ? 3000 : data.length), P);
       assert.deepEqual(got.files[0]!.pieces!.md5, want.pieces!.md5, `piece size ${P}`);
@@ -157,7 +157,7 @@ describe('piece boundaries', () => {
   test('invalid options are refused', () => {
     assert.throws(() => createHasher({ pieceSize: 0 }), RangeError);
     assert.throws(() => createHasher({ torrentPieceSize: 1.5 }), RangeError);
-    assert.throws(() => createHasher({ whole: ['crc32' as HashAlgorithm] }), RangeError);
+    assert.throws(() => createHasher({ whole: ['crc32' as HashName] }), RangeError);
   });
 });
 

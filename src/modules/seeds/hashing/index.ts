@@ -6,5 +6,5 @@ export { hashFiles, hashInput } from './sources.js';
 export type { HashInput } from './sources.js';
 export { HashPool, defaultHashPool } from './pool.js';
 export type { HashPoolOptions } from './pool.js';
-export { DEFAULT_INLINE_THRESHOLD, DEFAULT_PIECE_SIZE, HASH_ALGORITHMS } from './types.js';
-export type { FileHashes, HashAlgorithm, HashOptions, HashResult, HashSelection, PieceHashes } from './types.js';
+export { DEFAULT_INLINE_THRESHOLD, DEFAULT_PIECE_SIZE, HASH_NAMES } from './types.js';
+export type { FileHashes, HashName, HashOptions, HashResult, HashSelection, PieceHashes } from './types.js';

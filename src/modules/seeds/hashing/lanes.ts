@@ -7,14 +7,14 @@
 // pieces it owns, so one piece lane can be spread over several workers.
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import type { HashAlgorithm } from './types.js';
+import type { HashName } from './types.js';
 
 /** Which pieces of a divisible lane a participant owns: [lo, hi) of the unit interval. */
 export type Share = readonly [lo: number, hi: number];
 
 export type LaneSpec =
-  | { readonly kind: 'whole'; readonly alg: HashAlgorithm }
-  | { readonly kind: 'pieces'; readonly alg: HashAlgorithm; readonly pieceSize: number; readonly share: Share }
+  | { readonly kind: 'whole'; readonly alg: HashName }
+  | { readonly kind: 'pieces'; readonly alg: HashName; readonly pieceSize: number; readonly share: Share }
   | { readonly kind: 'torrent'; readonly pieceSize: number; readonly share: Share };
 
 /** Piece digests owned by one participant: `idx[i]` is the piece index of digest i. */
@@ -25,11 +25,11 @@ export interface PieceDigests {
 
 /** What one participant computed for one file. */
 export interface FileLaneOutput {
-  whole: Partial<Record<HashAlgorithm, string>>;
-  pieces: Partial<Record<HashAlgorithm, PieceDigests>>;
+  whole: Partial<Record<HashName, string>>;
+  pieces: Partial<Record<HashName, PieceDigests>>;
 }
 
-export const DIGEST_BYTES: Readonly<Record<HashAlgorithm, number>> = { md5: 16, sha1: 20, sha256: 32 };
+export const DIGEST_BYTES: Readonly<Record<HashName, number>> = { md5: 16, sha1: 20, sha256: 32 };
 
 const PHI = 0.6180339887498949;
 /**
@@ -58,7 +58,7 @@ class PieceCutter {
   private digs: Buffer[] = [];
 
   constructor(
-    private readonly alg: HashAlgorithm,
+    private readonly alg: HashName,
     private readonly pieceSize: number,
     private readonly share: Share,
   ) {}
@@ -108,8 +108,8 @@ class PieceCutter {
 
 /** A participant's set of lanes, fed the byte stream of a sequence of files. */
 export class LaneSet {
-  private readonly whole: { alg: HashAlgorithm; hash: Hash | undefined }[] = [];
-  private readonly pieces: { alg: HashAlgorithm; cutter: PieceCutter }[] = [];
+  private readonly whole: { alg: HashName; hash: Hash | undefined }[] = [];
+  private readonly pieces: { alg: HashName; cutter: PieceCutter }[] = [];
   private readonly torrent: PieceCutter | undefined;
   private inFile = false;
 

@@ -1,8 +1,8 @@
 // A small pool of hashing worker threads, shared by every job in the process.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { algorithmCosts } from './plan.js';
-import type { AlgorithmCosts } from './plan.js';
+import { algorithmCosts } from './job-plan.js';
+import type { AlgorithmCosts } from './job-plan.js';
 import { RING_HEADER_BYTES } from './protocol.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 

@@ -1,14 +1,14 @@
 // Public types of the hashing engine.
 
-export const HASH_ALGORITHMS = ['md5', 'sha1', 'sha256'] as const;
-export type HashAlgorithm = (typeof HASH_ALGORITHMS)[number];
+import type { HashName } from '../../../lib/hashes.js';
+export { HASH_NAMES, type HashName } from '../../../lib/hashes.js';
 
 /** What to compute. Every list may be empty; duplicates are ignored. */
 export interface HashSelection {
   /** Whole-file digests. */
-  whole?: readonly HashAlgorithm[];
+  whole?: readonly HashName[];
   /** Per-file piece digests (pieces restart at each file; the last one may be short). */
-  pieces?: readonly HashAlgorithm[];
+  pieces?: readonly HashName[];
   /** Piece size for `pieces`, in bytes. Default 10 MiB. */
   pieceSize?: number;
   /** When set, also compute the BitTorrent v1 piece SHA-1 stream with this piece length (pieces span files). */

@@ -7,9 +7,10 @@
 import { Type, type Static } from 'typebox';
 import { badRequest } from '../../../lib/errors.js';
 import { canonicalizeSeed, validateSeed, type Seed, type SeedChannel, type SeedFile, type SeedSource } from '../formats/index.js';
-import { trackerProblem } from '../generation/request.js';
-import { SeedInputFields, seedStep } from './input.js';
+import { SeedInputFields } from './input.js';
 import { checkSourceUrl, type SourceContext } from './source-rules.js';
+import { seedStep } from '../common/fields.js';
+import { trackerProblem } from '../common/trackers.js';
 
 const Str = Type.String({ maxLength: 4096 });
 const Text = Type.String({ maxLength: 65536 });

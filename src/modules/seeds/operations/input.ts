@@ -6,14 +6,15 @@
  * failure is a 400 naming the field.
  */
 import { Type } from 'typebox';
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { AppError, badRequest, isAppError } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { userPath } from '../../fs/fs.context.js';
-import { baseName, parentOf } from '../../fs/fs.service.js';
 import type { User } from '../../users/user.model.js';
-import { MAX_SEED_DOC_BYTES, SeedFormatError, decodeAny, parseSeedFormat, type DecodedSeed, type SeedFormat } from '../formats/index.js';
-import { withField } from '../generation/request.js';
+import { MAX_SEED_DOC_BYTES, parseSeedFormat, type DecodedSeed, type SeedDiagnostic, type SeedFormat } from '../formats/index.js';
+import { baseName, parentOf } from '../../../lib/paths.js';
+import { userPath } from '../../fs/access.js';
+import { seedStep, seedStepAsync, withField } from '../common/fields.js';
+import { analyzeSeed, type Conversions } from '../common/seed-analysis.js';
 
 /** Longest `seed_data` accepted, in base64 characters (OpenList's limit). */
 export const MAX_SEED_DATA_CHARS = 14 * 1024 * 1024;
@@ -37,6 +38,9 @@ export interface SeedInputBody {
 
 export interface SeedInput {
   decoded: DecodedSeed;
+  /** What each container lacks, and the diagnostics (computed with the decoding, off the event loop for big seeds). */
+  conversions: Conversions;
+  diagnostics: SeedDiagnostic[];
   /** The seed file's bytes. */
   bytes: Buffer;
   /** Name of the seed file, when known (`file_name`, or the sidecar's name). */
@@ -66,26 +70,6 @@ export function decodeSeedData(raw: string, field = 'seed_data'): Buffer {
   return bytes;
 }
 
-/**
- * Runs `fn` (decoding, validating or encoding a seed); a SeedFormatError becomes a 400 whose
- * message starts with `field` and says what is wrong (`data.seed_field`, `data.file`). Anything
- * else a decoder throws on hostile bytes is a 400 too, never a 500.
- */
-export function seedStep<T>(field: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof SeedFormatError) {
-      throw badRequest(`${field}: ${e.message}`, { field, seed_field: e.field, ...(e.file === undefined ? {} : { file: e.file }) });
-    }
-    if (isAppError(e)) throw e;
-    if (e instanceof RangeError || e instanceof TypeError || e instanceof SyntaxError) {
-      throw badRequest(`${field}: the seed could not be read (${e.message})`, { field });
-    }
-    throw e;
-  }
-}
-
 /** `format` of the request, or undefined to detect it. */
 function sourceFormat(body: SeedInputBody, opts: ReadInputOptions): SeedFormat | undefined {
   if (opts.formatIsSource === false) return undefined;
@@ -94,14 +78,14 @@ function sourceFormat(body: SeedInputBody, opts: ReadInputOptions): SeedFormat |
 }
 
 /** Reads a stored sidecar (≤ 10 MiB) as `user`; errors name `field`. */
-export async function readStoredSeed(ctx: AppContext, user: User, p: string, field = 'path'): Promise<{ bytes: Buffer; full: string; shown: string }> {
+export async function readStoredSeed(deps: Pick<SeedsDeps, 'fs'>, user: User, p: string, field = 'path'): Promise<{ bytes: Buffer; full: string; shown: string }> {
   const full = withField(field, () => userPath(user, p));
   const shown = stripBasePath(user.basePath, full);
   try {
-    const e = await ctx.fs.stat(full);
+    const e = await deps.fs.stat(full);
     if (e.isDir) throw badRequest(`${field}: ${shown} is a folder, not a seed file`, { field });
     if (e.size > MAX_SEED_DOC_BYTES) throw badRequest(`${field}: ${shown} is ${e.size} bytes, over the seed limit of ${MAX_SEED_DOC_BYTES}`, { field });
-    const { storage, driver, inner } = await ctx.fs.locate(full);
+    const { storage, driver, inner } = await deps.fs.locate(full);
     if (!storage.record.proxy || !driver.capabilities.streamable) {
       throw badRequest(`${field}: the storage ${storage.record.mountPath} does not allow the server to read ${shown} (proxy is off)`, {
         field,
@@ -128,7 +112,8 @@ export async function readStoredSeed(ctx: AppContext, user: User, p: string, fie
  * The seed of a request: `seed_data`, else `path` (when allowed). Decoding errors are 400s
  * naming `seed_data` (or `path`), with the decoder's reason.
  */
-export async function readSeedInput(ctx: AppContext, user: User, body: SeedInputBody, opts: ReadInputOptions = {}): Promise<SeedInput> {
+export async function readSeedInput(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, body: SeedInputBody, opts: ReadInputOptions = {}): Promise<SeedInput> {
+  const maxFiles = await deps.settings.getNumber('seed_max_files');
   const format = sourceFormat(body, opts);
   const hasData = body.seed_data !== undefined && body.seed_data.trim() !== '';
   const allowPath = opts.allowPath ?? true;
@@ -138,11 +123,11 @@ export async function readSeedInput(ctx: AppContext, user: User, body: SeedInput
   if (hasData) {
     const bytes = decodeSeedData(body.seed_data!);
     const fileName = body.file_name?.trim() || undefined;
-    const decoded = seedStep('seed_data', () => decodeAny(bytes, { filename: fileName, format, now: opts.now }));
-    return { decoded, bytes, fileName };
+    const a = await seedStepAsync('seed_data', () => analyzeSeed(bytes, { filename: fileName, format, now: opts.now, maxFiles }));
+    return { ...a, bytes, fileName };
   }
-  const stored = await readStoredSeed(ctx, user, body.path!.trim());
+  const stored = await readStoredSeed(deps, user, body.path!.trim());
   const fileName = baseName(stored.full);
-  const decoded = seedStep('path', () => decodeAny(stored.bytes, { filename: fileName, format, now: opts.now }));
-  return { decoded, bytes: stored.bytes, fileName, stored: { full: stored.full, shown: stored.shown, dir: parentOf(stored.full) } };
+  const a = await seedStepAsync('path', () => analyzeSeed(stored.bytes, { filename: fileName, format, now: opts.now, maxFiles }));
+  return { ...a, bytes: stored.bytes, fileName, stored: { full: stored.full, shown: stored.shown, dir: parentOf(stored.full) } };
 }

@@ -3,13 +3,13 @@
  * the torrent layout `<folder>/<seed name>/<seed path>`; a single-file seed may also be given
  * the file itself. Used to offer recalculation (preview) and to run it (update).
  */
-import { HASH_ALGORITHMS } from '../formats/index.js';
-import type { AppContext } from '../../../app/context.js';
+import { HASH_NAMES } from '../formats/index.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { badRequest } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { joinPath } from '../../fs/fs.service.js';
 import type { User } from '../../users/user.model.js';
 import type { Seed } from '../formats/index.js';
+import { joinPath } from '../../../lib/paths.js';
 
 /** Files checked when a preview looks for the stored data (a preview stays cheap on huge seeds). */
 export const PREVIEW_CHECK_LIMIT = 64;
@@ -24,7 +24,7 @@ export interface SeedFileLocation {
   files: Map<string, string>;
 }
 
-const statOrNull = (ctx: AppContext, full: string) => ctx.fs.stat(full).catch(() => null);
+const statOrNull = (deps: Pick<SeedsDeps, 'fs'>, full: string) => deps.fs.stat(full).catch(() => null);
 
 const mapBelow = (seed: Seed, root: string): SeedFileLocation => ({ root, files: new Map(seed.files.map((f) => [f.path, joinPath(root, f.path)])) });
 
@@ -33,8 +33,8 @@ const mapBelow = (seed: Seed, root: string): SeedFileLocation => ({ root, files:
  * Picks the layout in which one of the first files exists; the files themselves are checked by the caller.
  * Null when `base` does not exist or holds none of the layouts.
  */
-export async function locateSeedFiles(ctx: AppContext, seed: Seed, base: string): Promise<SeedFileLocation | null> {
-  const e = await statOrNull(ctx, base);
+export async function locateSeedFiles(deps: Pick<SeedsDeps, 'fs'>, seed: Seed, base: string): Promise<SeedFileLocation | null> {
+  const e = await statOrNull(deps, base);
   if (!e) return null;
   if (!e.isDir) {
     if (seed.files.length !== 1) return null;
@@ -42,7 +42,7 @@ export async function locateSeedFiles(ctx: AppContext, seed: Seed, base: string)
   }
   for (const root of [base, joinPath(base, seed.name)]) {
     for (const f of seed.files.slice(0, LAYOUT_PROBES)) {
-      const hit = await statOrNull(ctx, joinPath(root, f.path));
+      const hit = await statOrNull(deps, joinPath(root, f.path));
       if (hit && !hit.isDir) return mapBelow(seed, root);
     }
   }
@@ -54,25 +54,25 @@ export async function locateSeedFiles(ctx: AppContext, seed: Seed, base: string)
  * files are checked; their content may differ — recalculating is what tells). `reason` says what is off.
  */
 export async function storedFilesStatus(
-  ctx: AppContext,
+  deps: Pick<SeedsDeps, 'fs'>,
   user: User,
   seed: Seed,
   base: string,
 ): Promise<{ found: true; root: string; checked: number; changed: { file: string; reason: string }[] } | { found: false; reason: string }> {
   const shown = (full: string) => stripBasePath(user.basePath, full);
-  const loc = await locateSeedFiles(ctx, seed, base);
+  const loc = await locateSeedFiles(deps, seed, base);
   if (!loc) return { found: false, reason: `the seed's files are not stored at ${shown(base)}` };
   let checked = 0;
   const changed: { file: string; reason: string }[] = [];
   for (const f of seed.files.slice(0, PREVIEW_CHECK_LIMIT)) {
     const full = loc.files.get(f.path)!;
-    const e = await statOrNull(ctx, full);
+    const e = await statOrNull(deps, full);
     if (!e || e.isDir) return { found: false, reason: `${f.path} is not stored at ${shown(full)}` };
     checked++;
     // Only what costs no read: the size, and whole hashes the storage already knows.
     if (e.size !== f.size) changed.push({ file: f.path, reason: `${e.size} bytes here, ${f.size} in the seed` });
     else {
-      const alg = HASH_ALGORITHMS.find((a) => e.hashes?.[a] && f.hashes[a] && e.hashes[a]!.toLowerCase() !== f.hashes[a]!.toLowerCase());
+      const alg = HASH_NAMES.find((a) => e.hashes?.[a] && f.hashes[a] && e.hashes[a]!.toLowerCase() !== f.hashes[a]!.toLowerCase());
       if (alg) changed.push({ file: f.path, reason: `its ${alg} here differs from the seed's` });
     }
   }
@@ -80,10 +80,10 @@ export async function storedFilesStatus(
 }
 
 /** Like locateSeedFiles, for the update's `recalculate.path`: a 400 naming the problem when the files are not there. */
-export async function requireSeedFiles(ctx: AppContext, user: User, seed: Seed, base: string, field: string): Promise<SeedFileLocation> {
-  const loc = await locateSeedFiles(ctx, seed, base);
+export async function requireSeedFiles(deps: Pick<SeedsDeps, 'fs'>, user: User, seed: Seed, base: string, field: string): Promise<SeedFileLocation> {
+  const loc = await locateSeedFiles(deps, seed, base);
   if (loc) return loc;
-  const e = await statOrNull(ctx, base);
+  const e = await statOrNull(deps, base);
   const shown = stripBasePath(user.basePath, base);
   if (!e) throw badRequest(`${field}: ${shown} does not exist`, { field });
   if (!e.isDir) throw badRequest(`${field}: ${shown} is a file, but the seed has ${seed.files.length} files; give the folder holding them`, { field });

@@ -10,31 +10,38 @@
  * The task is restartable from its payload: sources, permissions and the site are checked again
  * whenever it starts.
  */
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { isAppError } from '../../../lib/errors.js';
-import { cleanPath, isWithin, stripBasePath } from '../../../lib/path-safety.js';
-import { baseName } from '../../fs/fs.service.js';
-import { presentTask, type TaskInfo } from '../../tasks/task.model.js';
+import { cleanPath, stripBasePath } from '../../../lib/path-safety.js';
 import type { TaskRunContext } from '../../tasks/tasks.service.js';
 import { Perm, can, type User } from '../../users/user.model.js';
-import type { SeedFile } from '../formats/index.js';
+import { SeedFileSchema } from '../formats/index.js';
+import { Type, type Static } from 'typebox';
+import { taskKind } from '../../tasks/task-definition.js';
 import { fetchSource } from './fetcher.js';
 import { copyStored, recordHashes } from './rapid.js';
 import { sourceContextFor, usableSources } from './source-rules.js';
 import { isHashMismatch, landVerified } from './verify.js';
+import { baseName, isWithin } from '../../../lib/paths.js';
+import { presentTask } from '../../tasks/tasks.present.js';
+import { type TaskInfo } from '../../tasks/tasks.schemas.js';
 
-export interface OfflineJob {
-  user_id: number;
+export const OfflineJobSchema = Type.Object({
+  user_id: Type.Integer(),
   /** Origin of the request that queued it (the site, when nothing else names one). */
-  origin: string;
-  file: SeedFile;
-  piece_size: number;
+  origin: Type.String(),
+  file: SeedFileSchema,
+  piece_size: Type.Integer({ minimum: 1 }),
   /** Full virtual path of the file to create. */
-  target: string;
-  overwrite: boolean;
+  target: Type.String(),
+  overwrite: Type.Boolean(),
   /** Full virtual path in the relay folder, when the file travels through one. */
-  transit?: string;
-}
+  transit: Type.Optional(Type.String()),
+});
+export type OfflineJob = Static<typeof OfflineJobSchema>;
+
+/** One seed file fetched from its sources into a folder. */
+export const OFFLINE_DOWNLOAD_TASK = taskKind('offline_download', OfflineJobSchema);
 
 export interface OfflineResult {
   path: string;
@@ -45,7 +52,8 @@ export interface OfflineResult {
 
 const message = (e: unknown) => (isAppError(e) || e instanceof Error ? e.message : String(e));
 
-function checkUser(user: User | null, job: OfflineJob): User {
+/** The user who queued a download may still do it (checked at every claim and retry, and again here). */
+export function checkUser(user: User | null, job: OfflineJob): User {
   if (!user || user.disabled) throw new Error('the user who queued this download no longer exists or is disabled');
   if (!can(user, Perm.OFFLINE_DOWNLOAD)) throw new Error('offline download permission is required');
   if (!can(user, Perm.WRITE)) throw new Error('the write permission is required');
@@ -58,10 +66,10 @@ function checkUser(user: User | null, job: OfflineJob): User {
 type Run = Pick<TaskRunContext, 'signal' | 'progress' | 'status'>;
 
 /** Runs one offline download (the task handler's body). */
-export async function runOffline(ctx: AppContext, job: OfflineJob, run: Run): Promise<OfflineResult> {
-  const user = checkUser(await ctx.usersRepo.byId(job.user_id), job);
+export async function runOffline(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'settings' | 'users' | 'version'>, job: OfflineJob, run: Run): Promise<OfflineResult> {
+  const user = checkUser(await deps.users.byId(job.user_id), job);
   const shown = (full: string) => stripBasePath(user.basePath, full);
-  const sctx = await sourceContextFor(ctx, job.origin);
+  const sctx = await sourceContextFor(deps, job.origin);
   const { usable, refused } = usableSources(job.file, sctx);
   if (usable.length === 0) throw new Error(`no usable source: ${refused.join('; ') || 'the seed lists none'}`);
   const land = job.transit ?? job.target;
@@ -71,9 +79,9 @@ export async function runOffline(ctx: AppContext, job: OfflineJob, run: Run): Pr
     run.signal.throwIfAborted();
     run.status(`downloading from ${url.host}`);
     try {
-      const got = await fetchSource(url, { sctx, size: job.file.size, signal: run.signal, userAgent: `Ferry/${ctx.version}` });
+      const got = await fetchSource(url, { sctx, size: job.file.size, signal: run.signal, userAgent: `Ferry/${deps.version}` });
       let done = 0;
-      const entry = await landVerified(ctx, {
+      const entry = await landVerified(deps, {
         full: land,
         shown: shown(land),
         file: job.file,
@@ -84,8 +92,8 @@ export async function runOffline(ctx: AppContext, job: OfflineJob, run: Run): Pr
         signal: run.signal,
         onBytes: (n) => run.progress((done += n), job.file.size),
       });
-      const { storage, inner } = await ctx.fs.locate(land);
-      await recordHashes(ctx, storage, inner, entry, entry.hashes ?? {});
+      const { storage, inner } = await deps.fs.locate(land);
+      await recordHashes(deps, storage, inner, entry, entry.hashes ?? {});
       landed = true;
       break;
     } catch (e) {
@@ -99,10 +107,10 @@ export async function runOffline(ctx: AppContext, job: OfflineJob, run: Run): Pr
   }
   if (job.transit) {
     run.status('copying from the relay folder');
-    const { storage, driver, inner } = await ctx.fs.locate(job.transit);
+    const { storage, driver, inner } = await deps.fs.locate(job.transit);
     try {
       const entry = await driver.stat(inner);
-      await copyStored(ctx, { full: job.transit, storage, driver, inner, entry }, {
+      await copyStored(deps, { full: job.transit, storage, driver, inner, entry }, {
         full: job.target,
         shown: shown(job.target),
         file: job.file,
@@ -117,13 +125,9 @@ export async function runOffline(ctx: AppContext, job: OfflineJob, run: Run): Pr
   return { path: job.file.path, name: baseName(job.target), method: job.transit ? 'transfer' : 'offline_download', target: shown(job.target) };
 }
 
-export function registerOfflineTask(ctx: AppContext): void {
-  ctx.tasks.register('offline_download', (payload, run) => runOffline(ctx, payload as unknown as OfflineJob, run));
-}
-
 /** Queues the task; its info for the per-file result. */
-export async function queueOffline(ctx: AppContext, user: User, job: OfflineJob): Promise<TaskInfo> {
+export async function queueOffline(deps: Pick<SeedsDeps, 'tasks'>, user: User, job: OfflineJob): Promise<TaskInfo> {
   const verb = job.transit ? 'transfer' : 'offline download';
-  const row = await ctx.tasks.create('offline_download', `${verb} ${stripBasePath(user.basePath, job.target)}`, user.id, { ...job }, job.file.size);
+  const row = await deps.tasks.create(OFFLINE_DOWNLOAD_TASK, { name: `${verb} ${stripBasePath(user.basePath, job.target)}`, creatorId: user.id, payload: job, totalBytes: job.file.size });
   return presentTask(row, user.username, user.role);
 }

@@ -3,13 +3,9 @@
  * seed cannot be written in it), the torrent layout to keep, and saving the file atomically
  * through the storage's two-phase write (write permission, `overwrite`).
  */
-import { Readable } from 'node:stream';
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { badRequest, forbidden } from '../../../lib/errors.js';
 import { assertSafeName, stripBasePath } from '../../../lib/path-safety.js';
-import { userPath } from '../../fs/fs.context.js';
-import { baseName, joinPath } from '../../fs/fs.service.js';
-import { storeUpload } from '../../fs/upload.js';
 import { isDriverError } from '../../storages/drivers/index.js';
 import { Perm, can, type User } from '../../users/user.model.js';
 import {
@@ -25,7 +21,9 @@ import {
   type TorrentPieceStream,
 } from '../formats/index.js';
 import type { SeedInput } from './input.js';
-import { seedStep } from './input.js';
+import { baseName, joinPath } from '../../../lib/paths.js';
+import { userPath } from '../../fs/access.js';
+import { seedStep } from '../common/fields.js';
 
 export interface OutputOptions {
   /** The v1 piece stream for exactly this seed's files and piece size, when known. */
@@ -89,7 +87,7 @@ const SEED_FILE_NAME = /\.(oss|torrent|cas)$/i;
  * Returns the path as the user sees it.
  */
 export async function saveSeedFile(
-  ctx: AppContext,
+  deps: Pick<SeedsDeps, 'fs' | 'writeSets'>,
   user: User,
   target: string,
   fileName: string,
@@ -99,18 +97,17 @@ export async function saveSeedFile(
   const { field } = opts;
   if (!can(user, Perm.WRITE)) throw forbidden(`${field}: permission denied (saving a seed needs the write permission)`, { field });
   let full = seedStep(field, () => userPath(user, target));
-  const existing = await ctx.fs.stat(full).catch((e: unknown) => {
+  const existing = await deps.fs.stat(full).catch((e: unknown) => {
     if (isDriverError(e, 'not_found') || (e as { code?: unknown }).code === 404) return null;
     throw e;
   });
   // An existing folder, or a name that is not a seed file name, is the folder to save into.
   if (full === '/' || existing?.isDir || (!existing && !SEED_FILE_NAME.test(baseName(full)))) full = joinPath(full, fileName);
   seedStep(field, () => assertSafeName(baseName(full)));
-  try {
-    await storeUpload(ctx, { full, overwrite: opts.overwrite, asTask: false, size: data.length, mtime: new Date(), expectedHashes: {} }, Readable.from([data]));
-  } catch (e) {
-    if ((e as { code?: unknown }).code === 403) throw forbidden(`${field}: ${stripBasePath(user.basePath, full)}: ${(e as Error).message}`, { field });
-    throw e;
+  if (!opts.overwrite && (await deps.fs.stat(full).then(() => true, () => false))) {
+    throw forbidden(`${field}: ${stripBasePath(user.basePath, full)}: file exists`, { field });
   }
+  // all or nothing, and a seed file it replaces is put back on failure or after a crash
+  await deps.writeSets.write([{ full, data, mtime: new Date() }]);
   return stripBasePath(user.basePath, full);
 }

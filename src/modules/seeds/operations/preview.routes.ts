@@ -7,23 +7,27 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../app/context.js';
-import { currentUser } from '../../../http/auth-hook.js';
-import { ok } from '../../../http/envelope.js';
+import type { SeedsDeps } from '../seeds.deps.js';
+import { OkOf, ok } from '../../../http/envelope.js';
+import { ConvertReplySchema, DiagnoseReplySchema, PreviewSchema, UpdateReplySchema, UploadPreviewSchema } from '../seeds.schemas.js';
+import { LARGE_JSON_REPLIES } from '../../../http/json-body.js';
 import type { HttpApp } from '../../../http/types.js';
 import { badRequest } from '../../../lib/errors.js';
-import { userPath } from '../../fs/fs.context.js';
 import type { User } from '../../users/user.model.js';
 import { CAS_SLICE_SIZE, MAX_SEED_DOC_BYTES, decodeAny, diagnose, fileCasSliceMd5, parseSeedFormat, pieceCount, type DecodedSeed } from '../formats/index.js';
 import { UpdateBody, UpdateChannelsBody, applyEdits, type UpdateBodyT } from './edit.js';
-import { SeedInputFields, readSeedInput, seedStep, type SeedInput } from './input.js';
+import { SeedInputFields, readSeedInput, type SeedInput } from './input.js';
 import { encodeOutput, saveSeedFile, targetFormat, torrentLayout } from './output.js';
 import { buildPreview } from './preview.js';
 import { recalculateSeed } from './recalc.js';
 import { sourceContext } from './source-rules.js';
+import { currentUser } from '../../auth/principal.js';
+import { userPath } from '../../fs/access.js';
+import { seedStep, seedStepAsync } from '../common/fields.js';
+import { analyzeModel, analyzeSeed } from '../common/seed-analysis.js';
 
 const tags = ['seeds'];
-const auth = { config: { auth: 'guest' as const } };
+const auth = { config: { auth: 'guest' as const }, ...LARGE_JSON_REPLIES };
 const urls = (op: string, legacy = false) => [`/api/fs/seed/${op}`, `/fs/seed/${op}`, ...(legacy ? [`/api/fs/torrent/${op}`, `/fs/torrent/${op}`] : [])];
 
 const ParseBody = Type.Object({
@@ -58,9 +62,9 @@ function legacyInfo(d: DecodedSeed) {
   };
 }
 
-async function preview(ctx: AppContext, req: FastifyRequest, user: User, input: Pick<SeedInput, 'decoded' | 'stored'>, dataPath?: string) {
+async function preview(deps: Pick<SeedsDeps, 'fs' | 'links' | 'settings' | 'shares'>, req: FastifyRequest, user: User, input: Pick<SeedInput, 'decoded' | 'stored' | 'conversions' | 'diagnostics'>, dataPath?: string) {
   const full = dataPath?.trim() ? seedStep('data_path', () => userPath(user, dataPath)) : undefined;
-  return buildPreview(ctx, user, input, { sctx: await sourceContext(ctx, req), dataPath: full });
+  return buildPreview(deps, user, input, { sctx: await sourceContext(deps, req), dataPath: full });
 }
 
 /** Reads the multipart body: the file in field `seed` (or `torrent`), plus `format`/`file_name`/`data_path` fields. */
@@ -84,7 +88,7 @@ async function readUpload(req: FastifyRequest): Promise<{ bytes: Buffer; fileNam
   return { ...file, fields };
 }
 
-export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
+export function seedPreviewRoutes(app: HttpApp, deps: SeedsDeps): void {
   for (const url of urls('parse', true)) {
     const legacy = url.includes('/torrent/');
     app.post(url, {
@@ -92,6 +96,7 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/parse',
+        ...(legacy ? {} : { response: { 200: OkOf(PreviewSchema) } }),
         summary: 'Preview a seed (seed_data base64, or path of a stored sidecar)',
         description:
           '`data` = `{format, seed, name, comment, trackers, channels, missing_channels, files, total_size, info_hash, torrent_pieces, path, diagnostics, ' +
@@ -101,8 +106,8 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
     }, async (req) => {
       const user = currentUser(req);
       const body = { ...req.body, seed_data: req.body.seed_data ?? req.body.torrent_data };
-      const input = await readSeedInput(ctx, user, body);
-      const p = await preview(ctx, req, user, input, req.body.data_path);
+      const input = await readSeedInput(deps, user, body);
+      const p = await preview(deps, req, user, input, req.body.data_path);
       return ok(legacy ? { ...p, ...legacyInfo(input.decoded), files: p.files } : p);
     });
   }
@@ -113,14 +118,15 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       const legacy = url.includes('/torrent/');
       scope.post(url, {
         ...auth,
-        schema: { tags, hide: url !== '/api/fs/seed/upload_parse', summary: 'Preview an uploaded seed file (multipart field "seed", ≤ 10 MiB)', description: 'The parse result plus `seed_data` (base64 of the file) and `file_name`.' },
+        schema: { tags, hide: url !== '/api/fs/seed/upload_parse', ...(legacy ? {} : { response: { 200: OkOf(UploadPreviewSchema) } }), summary: 'Preview an uploaded seed file (multipart field "seed", ≤ 10 MiB)', description: 'The parse result plus `seed_data` (base64 of the file) and `file_name`.' },
       }, async (req) => {
         const user = currentUser(req);
         const up = await readUpload(req);
         const format = up.fields.format?.trim() ? seedStep('format', () => parseSeedFormat(up.fields.format)) : undefined;
         const fileName = up.fields.file_name?.trim() || up.fileName;
-        const decoded = seedStep('seed', () => decodeAny(up.bytes, { filename: fileName, format }));
-        const p = await preview(ctx, req, user, { decoded }, up.fields.data_path);
+        const analysis = await seedStepAsync('seed', async () => analyzeSeed(up.bytes, { filename: fileName, format, maxFiles: await deps.settings.getNumber('seed_max_files') }));
+        const { decoded } = analysis;
+        const p = await preview(deps, req, user, analysis, up.fields.data_path);
         const seedData = up.bytes.toString('base64');
         if (!legacy) return ok({ ...p, seed_data: seedData, file_name: fileName ?? null });
         const info = legacyInfo(decoded);
@@ -135,6 +141,7 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/convert',
+        response: { 200: OkOf(ConvertReplySchema) },
         summary: 'Re-encode a seed in another container (when its data allows); optionally save it',
         description:
           'Input: `seed_data` (then `path` is where to save the result), or `path` of a stored sidecar (then save with `output_path`). ' +
@@ -144,12 +151,12 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
     }, async (req) => {
       const user = currentUser(req);
       const b = req.body;
-      const input = await readSeedInput(ctx, user, b, { formatIsSource: false });
+      const input = await readSeedInput(deps, user, b, { formatIsSource: false });
       const format = targetFormat(b);
       const out = encodeOutput(input.decoded.seed, format, { pieces: input.decoded.torrent_pieces, layout: torrentLayout(input) });
       const hasData = Boolean(b.seed_data?.trim());
       const target = b.output_path?.trim() || b.save_path?.trim() || (hasData ? b.path?.trim() : undefined);
-      const saved = target ? await saveSeedFile(ctx, user, target, out.fileName, out.data, { overwrite: b.overwrite ?? true, field: b.output_path?.trim() ? 'output_path' : b.save_path?.trim() ? 'save_path' : 'path' }) : undefined;
+      const saved = target ? await saveSeedFile(deps, user, target, out.fileName, out.data, { overwrite: b.overwrite ?? true, field: b.output_path?.trim() ? 'output_path' : b.save_path?.trim() ? 'save_path' : 'path' }) : undefined;
       return ok({ convertible: true, format, file_name: out.fileName, name: out.fileName, seed_data: out.data.toString('base64'), size: out.data.length, ...(saved ? { path: saved } : {}) });
     });
   }
@@ -160,13 +167,14 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/diagnose',
+        response: { 200: OkOf(DiagnoseReplySchema) },
         summary: 'What each container lacks or would lose for a seed',
         description: '`data` = `{format, diagnostics: [{level, code, message, format?, file?}], oss: string[], torrent: string[], cas: string[]}` (the per-format lists name what blocks that conversion).',
         body: DiagnoseBody,
       },
     }, async (req) => {
-      const input = await readSeedInput(ctx, currentUser(req), req.body);
-      const diagnostics = diagnose(input.decoded);
+      const input = await readSeedInput(deps, currentUser(req), req.body);
+      const { diagnostics } = input;
       const blocking = (f: string) => diagnostics.filter((d) => d.format === f && d.level === 'error').map((d) => (d.file ? `${d.file}: ${d.message}` : d.message));
       return ok({ format: input.decoded.format, diagnostics, oss: blocking('oss'), torrent: blocking('torrent'), cas: blocking('cas') });
     });
@@ -174,26 +182,26 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
 
   const update = async (req: FastifyRequest, body: Partial<UpdateBodyT>) => {
     const user = currentUser(req);
-    const input = await readSeedInput(ctx, user, body, { formatIsSource: false });
+    const input = await readSeedInput(deps, user, body, { formatIsSource: false });
     const format = targetFormat(body, input.decoded.format);
-    const sctx = await sourceContext(ctx, req);
+    const sctx = await sourceContext(deps, req);
     const edited = applyEdits(input.decoded.seed, body, sctx);
     let seed = edited.seed;
     // The input's v1 piece stream still applies while the file set and piece size are unchanged.
     let pieces = edited.removed.length === 0 ? input.decoded.torrent_pieces : undefined;
     let recalculated: { path: string; bytes_read: number } | undefined;
     if (body.recalculate) {
-      const r = await recalculateSeed(ctx, user, seed, body.recalculate, format);
+      const r = await recalculateSeed(deps, user, seed, body.recalculate, format);
       seed = r.seed;
       pieces = r.pieces;
       recalculated = { path: r.root, bytes_read: r.bytesRead };
     }
     const out = encodeOutput(seed, format, { pieces, layout: torrentLayout(input) });
-    const dropped = diagnose(seed).filter((d) => d.format === format && d.code.startsWith(`${format}.drops_`)).map((d) => d.message);
+    const dropped = (await analyzeModel(seed, format, pieces)).diagnostics.filter((d) => d.format === format && d.code.startsWith(`${format}.drops_`)).map((d) => d.message);
     const target = body.output_path?.trim() || body.save_path?.trim();
-    const saved = target ? await saveSeedFile(ctx, user, target, out.fileName, out.data, { overwrite: body.overwrite ?? true, field: body.output_path?.trim() ? 'output_path' : 'save_path' }) : undefined;
-    const decoded = seedStep('seed', () => decodeAny(out.data, { format }));
-    const p = await buildPreview(ctx, user, { decoded, stored: input.stored }, { sctx });
+    const saved = target ? await saveSeedFile(deps, user, target, out.fileName, out.data, { overwrite: body.overwrite ?? true, field: body.output_path?.trim() ? 'output_path' : 'save_path' }) : undefined;
+    const analysis = await seedStepAsync('seed', async () => analyzeSeed(out.data, { format, maxFiles: await deps.settings.getNumber('seed_max_files') }));
+    const p = await buildPreview(deps, user, { ...analysis, stored: input.stored }, { sctx });
     return ok({ ...p, seed_data: out.data.toString('base64'), file_name: out.fileName, size: out.data.length, dropped, removed: edited.removed, recalculated: recalculated ?? null, ...(saved ? { path: saved, saved: true } : { saved: false }) });
   };
 
@@ -203,6 +211,7 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/update',
+        response: { 200: OkOf(UpdateReplySchema) },
         summary: 'Edit a seed: comment, trackers, channels, per-file comments and sources, remove files, recalculate from stored files',
         description:
           'The input is `seed_data` or `path` (a stored sidecar); `format`/`target_format` name the output container (default: the input’s). ' +
@@ -218,6 +227,7 @@ export function seedPreviewRoutes(app: HttpApp, ctx: AppContext): void {
       schema: {
         tags,
         hide: url !== '/api/fs/seed/update_channels',
+        response: { 200: OkOf(UpdateReplySchema) },
         summary: 'Replace a seed’s channels and per-file missing channels',
         description: '`missing_channels`: a list (every file) or `{seed path: [driver, …]}`. `data` as for update.',
         body: UpdateChannelsBody,

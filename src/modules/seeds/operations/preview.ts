@@ -4,14 +4,12 @@
  * (with whether each is usable from here), conversion feasibility with the missing data per
  * file, diagnostics, which operations are available (and why not), and the direct preview.
  */
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
 import { isoTime } from '../../../lib/time.js';
-import { baseName, joinPath } from '../../fs/fs.service.js';
-import { sharesService } from '../../shares/shares.service.js';
 import { Perm, can, type User } from '../../users/user.model.js';
 import {
-  HASH_ALGORITHMS,
+  HASH_NAMES,
   SEED_FORMATS,
   allConversions,
   diagnose,
@@ -25,9 +23,12 @@ import {
   type SeedSource,
 } from '../formats/index.js';
 import type { SeedInput } from './input.js';
+import type { Conversions } from '../common/seed-analysis.js';
 import { storedFilesStatus } from './locate.js';
 import { missingText } from './output.js';
 import { checkSourceUrl, type SourceContext } from './source-rules.js';
+import { baseName, joinPath } from '../../../lib/paths.js';
+import type { PresentedSource, Preview, PreviewFile } from '../seeds.schemas.js';
 
 /** Share ids looked up per preview (a hostile seed may list many). */
 const SHARE_CHECK_LIMIT = 100;
@@ -37,16 +38,6 @@ export interface Capability {
   reason?: string;
 }
 
-export interface PresentedSource {
-  type: string;
-  url: string;
-  expires_at?: string;
-  /** `expires_at` in the API's time format, when it parses. */
-  expires?: string;
-  share_id?: string;
-  usable: boolean;
-  reason?: string;
-}
 
 export interface PreviewOptions {
   sctx: SourceContext;
@@ -59,8 +50,8 @@ const no = (reason: string): Capability => ({ available: false, reason });
 const listed = (items: string[], max = 5) => items.slice(0, max).join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
 
 /** Sources with their verdict; an on-site share that no longer exists or has expired is not usable. */
-async function presentSources(ctx: AppContext, seed: Seed, sctx: SourceContext): Promise<PresentedSource[][]> {
-  const shares = sharesService(ctx);
+async function presentSources(deps: Pick<SeedsDeps, 'shares'>, seed: Seed, sctx: SourceContext): Promise<PresentedSource[][]> {
+  const shares = deps.shares;
   const site = sctx.siteUrl ? safeOrigin(sctx.siteUrl) : null;
   const checked = new Map<string, boolean>();
   const out: PresentedSource[][] = [];
@@ -78,8 +69,7 @@ async function presentSources(ctx: AppContext, seed: Seed, sctx: SourceContext):
       if (!v.usable) p.reason = v.reason;
       else if (s.type === 'openlist-share' && s.share_id && site && safeOrigin(s.url) === site) {
         if (!checked.has(s.share_id) && checked.size < SHARE_CHECK_LIMIT) {
-          const row = await shares.repo.byId(s.share_id).catch(() => undefined);
-          checked.set(s.share_id, row ? await shares.isValid(row).catch(() => false) : false);
+          checked.set(s.share_id, await shares.isServableId(s.share_id).catch(() => false));
         }
         if (checked.get(s.share_id) === false) {
           p.usable = false;
@@ -101,11 +91,11 @@ function safeOrigin(url: string): string | null {
   }
 }
 
-function presentFile(f: SeedFile, pieceSize: number, sources: PresentedSource[]) {
-  const pieces: Record<string, unknown> = { piece_size: pieceSize, count: pieceCount(f.size, pieceSize) };
-  for (const a of HASH_ALGORITHMS) if (f.hashes.pieces?.[a]?.length) pieces[a] = f.hashes.pieces[a];
+function presentFile(f: SeedFile, pieceSize: number, sources: PresentedSource[]): PreviewFile {
+  const pieces: PreviewFile['pieces'] = { piece_size: pieceSize, count: pieceCount(f.size, pieceSize) };
+  for (const a of HASH_NAMES) if (f.hashes.pieces?.[a]?.length) pieces[a] = f.hashes.pieces[a];
   const hashes: Record<string, string> = {};
-  for (const a of [...HASH_ALGORITHMS, 'gcid'] as const) if (f.hashes[a]) hashes[a] = f.hashes[a]!;
+  for (const a of [...HASH_NAMES, 'gcid'] as const) if (f.hashes[a]) hashes[a] = f.hashes[a]!;
   return {
     path: f.path,
     name: baseName(f.path),
@@ -120,28 +110,42 @@ function presentFile(f: SeedFile, pieceSize: number, sources: PresentedSource[])
   };
 }
 
-function presentConversions(d: DecodedSeed) {
-  const conv = allConversions(d.seed, { torrentPieces: d.torrent_pieces });
-  const out = {} as Record<SeedFormat, { feasible: boolean; missing: MissingData[]; reasons: string[] }>;
-  for (const f of SEED_FORMATS) out[f] = { feasible: conv[f].feasible, missing: conv[f].missing, reasons: conv[f].missing.map((m) => `${m.file}: ${m.reason}`) };
+function presentConversions(conv: Conversions) {
+  const out = {} as Record<SeedFormat, Conversions[SeedFormat] & { reasons: string[] }>;
+  for (const f of SEED_FORMATS) out[f] = { ...conv[f], reasons: conv[f].missing.map((m) => `${m.file}: ${m.reason}`) };
+  return out;
+}
+
+/** Presents every file, yielding to the event loop between slices (a seed may list 100,000 files). */
+async function presentFiles(seed: Seed, sources: PresentedSource[][]): Promise<PreviewFile[]> {
+  const out: PreviewFile[] = [];
+  for (let i = 0; i < seed.files.length; i++) {
+    if (i > 0 && i % 2000 === 0) await new Promise((r) => setImmediate(r));
+    out.push(presentFile(seed.files[i]!, seed.piece_size, sources[i]!));
+  }
   return out;
 }
 
 /** Builds the `parse` result for a decoded seed (read from `input.stored` when opened by path). */
-export async function buildPreview(ctx: AppContext, user: User, input: Pick<SeedInput, 'decoded' | 'stored'>, opts: PreviewOptions) {
+export async function buildPreview(
+  deps: Pick<SeedsDeps, 'fs' | 'settings' | 'shares'>,
+  user: User,
+  input: Pick<SeedInput, 'decoded' | 'stored' | 'conversions' | 'diagnostics'>,
+  opts: PreviewOptions,
+): Promise<Preview> {
   const { decoded } = input;
   const seed = decoded.seed;
-  const sources = await presentSources(ctx, seed, opts.sctx);
-  const files = seed.files.map((f, i) => presentFile(f, seed.piece_size, sources[i]!));
-  const conversions = presentConversions(decoded);
+  const sources = await presentSources(deps, seed, opts.sctx);
+  const files = await presentFiles(seed, sources);
+  const conversions = presentConversions(input.conversions);
   const shown = (full: string) => stripBasePath(user.basePath, full);
 
   // Where the seed's files are stored: the folder named by the caller, else the sidecar's folder.
   const base = opts.dataPath ?? input.stored?.dir;
-  const stored = base ? await storedFilesStatus(ctx, user, seed, base) : null;
+  const stored = base ? await storedFilesStatus(deps, user, seed, base) : null;
 
   const canWrite = can(user, Perm.WRITE);
-  const unhashed = seed.files.filter((f) => !HASH_ALGORITHMS.some((a) => f.hashes[a])).map((f) => f.path);
+  const unhashed = seed.files.filter((f) => !HASH_NAMES.some((a) => f.hashes[a])).map((f) => f.path);
   const sourced = files.filter((f) => f.sources.some((s) => s.usable));
   const rapid = !canWrite ? no('saving files needs the write permission') : unhashed.length > 0 ? no(`no whole-file hash to look the content up by for ${listed(unhashed)}`) : yes();
   let offline: Capability;
@@ -177,7 +181,7 @@ export async function buildPreview(ctx: AppContext, user: User, input: Pick<Seed
       : null,
     path: input.stored ? input.stored.shown : null,
     diagnostics: [
-      ...diagnose(decoded),
+      ...input.diagnostics,
       ...(stored?.found ? stored.changed : []).map((c) => ({
         level: 'warning' as const,
         code: 'stored_file_changed',
@@ -194,7 +198,7 @@ export async function buildPreview(ctx: AppContext, user: User, input: Pick<Seed
       edit: yes(),
       recalculate: recalc,
     },
-    direct_preview: await directPreview(ctx, user, input, seed, files, stored?.found ? stored.root : null),
+    direct_preview: await directPreview(deps, user, input, seed, files, stored?.found ? stored.root : null),
   };
 }
 
@@ -211,7 +215,7 @@ function hexList(stream: Uint8Array): string[] {
  * the content into the sidecar's folder and preview the result.
  */
 async function directPreview(
-  ctx: AppContext,
+  deps: Pick<SeedsDeps, 'settings'>,
   user: User,
   input: Pick<SeedInput, 'decoded' | 'stored'>,
   seed: Seed,
@@ -219,8 +223,8 @@ async function directPreview(
   storedRoot: string | null,
 ) {
   const single = seed.files.length === 1;
-  const singleSetting = await ctx.settings.getBool('seed_single_direct_preview');
-  const casSetting = await ctx.settings.getBool('seed_cas_direct_access');
+  const singleSetting = await deps.settings.getBool('seed_single_direct_preview');
+  const casSetting = await deps.settings.getBool('seed_cas_direct_access');
   const casDirect = single && casSetting && input.decoded.format === 'cas';
   const shown = (full: string) => stripBasePath(user.basePath, full);
   const base = {
@@ -242,4 +246,3 @@ async function directPreview(
   return { ...base, available: false, action: 'none' as const, reason: casDirect ? 'open the .cas from a stored sidecar so its folder can receive the file' : 'the file is neither stored here nor reachable through a usable source' };
 }
 
-export type Preview = Awaited<ReturnType<typeof buildPreview>>;

@@ -4,14 +4,13 @@
  * spans them — and rebuild the file records (path, comment, sources and missing channels kept;
  * size, modification time and hashes from the stored files; legacy CAS fields dropped).
  */
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { AppError, badRequest, conflict, isAppError } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { userPath } from '../../fs/fs.context.js';
 import type { User } from '../../users/user.model.js';
 import {
   EMPTY_HASH_MATRIX,
-  HASH_ALGORITHMS,
+  HASH_NAMES,
   applyHashMatrix,
   canonicalizeSeed,
   cloneHashMatrix,
@@ -29,10 +28,11 @@ import {
   type SeedFormat,
   type TorrentPieceStream,
 } from '../formats/index.js';
-import { checkDownloadable, collectFiles, needsDownload, type SourceFile } from '../generation/collect.js';
+import { checkDownloadable, collectFiles, needsDownload, type SourceFile } from '../common/source-files.js';
 import { hashFiles, type FileHashes } from '../hashing/index.js';
-import { seedStep } from './input.js';
 import { requireSeedFiles } from './locate.js';
+import { userPath } from '../../fs/access.js';
+import { seedStep } from '../common/fields.js';
 
 export interface RecalcRequest {
   /** Folder holding the seed's files (or the file of a single-file seed), as the user sees it. */
@@ -57,7 +57,7 @@ function currentMatrix(seed: Seed): HashMatrix {
   for (const f of seed.files) {
     if (f.size === 0) continue;
     const fm = hashMatrixOf(f);
-    for (const a of HASH_ALGORITHMS) {
+    for (const a of HASH_NAMES) {
       m[a].whole ||= fm[a].whole;
       m[a].pieces ||= fm[a].pieces;
     }
@@ -65,35 +65,35 @@ function currentMatrix(seed: Seed): HashMatrix {
   return m;
 }
 
-async function settingMatrix(ctx: AppContext): Promise<HashMatrix> {
+async function settingMatrix(deps: Pick<SeedsDeps, 'settings'>): Promise<HashMatrix> {
   try {
-    return parseHashMatrix(await ctx.settings.getJson<unknown>('seed_default_matrix'));
+    return parseHashMatrix(await deps.settings.getJson<unknown>('seed_default_matrix'));
   } catch {
     return cloneHashMatrix(EMPTY_HASH_MATRIX);
   }
 }
 
 /** The matrix to compute: the request's, else what the seed carries, else the setting — normalised for `format`. */
-export async function recalcPlan(ctx: AppContext, seed: Seed, req: RecalcRequest, format: SeedFormat): Promise<{ matrix: HashMatrix; pieceSize: number }> {
+export async function recalcPlan(deps: Pick<SeedsDeps, 'settings'>, seed: Seed, req: RecalcRequest, format: SeedFormat): Promise<{ matrix: HashMatrix; pieceSize: number }> {
   let requested = seedStep('recalculate.hash_matrix', () => parseHashMatrix(req.hash_matrix, 'recalculate.hash_matrix'));
   if (isHashMatrixEmpty(requested)) requested = currentMatrix(seed);
-  const matrix = normalizeHashMatrix(requested, [format], await settingMatrix(ctx));
+  const matrix = normalizeHashMatrix(requested, [format], await settingMatrix(deps));
   const pieceSize = seedStep('recalculate.piece_size', () => resolvePieceSize(req.piece_size ?? seed.piece_size, [format], 'recalculate.piece_size'));
   return { matrix, pieceSize };
 }
 
 /** Re-hashes the stored files of `seed` (every file must be found) and returns the rebuilt seed. */
-export async function recalculateSeed(ctx: AppContext, user: User, seed: Seed, req: RecalcRequest, format: SeedFormat, signal?: AbortSignal): Promise<RecalcResult> {
+export async function recalculateSeed(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, seed: Seed, req: RecalcRequest, format: SeedFormat, signal?: AbortSignal): Promise<RecalcResult> {
   const field = 'recalculate.path';
   if (!req.path?.trim()) throw badRequest(`${field}: the folder holding the seed's files is required`, { field });
   const base = seedStep(field, () => userPath(user, req.path));
-  const { matrix, pieceSize } = await recalcPlan(ctx, seed, req, format);
-  const loc = await requireSeedFiles(ctx, user, seed, base, field);
+  const { matrix, pieceSize } = await recalcPlan(deps, seed, req, format);
+  const loc = await requireSeedFiles(deps, user, seed, base, field);
 
   const fulls = seed.files.map((f) => loc.files.get(f.path)!);
   let collected: SourceFile[];
   try {
-    collected = (await collectFiles(ctx, user, fulls)).files;
+    collected = (await collectFiles(deps, user, fulls)).files;
   } catch (e) {
     const i = Number(/^paths\[(\d+)\]/.exec(isAppError(e) ? String(e.data?.field ?? '') : '')?.[1] ?? NaN);
     if (isAppError(e) && Number.isInteger(i)) {
@@ -114,7 +114,7 @@ export async function recalculateSeed(ctx: AppContext, user: User, seed: Seed, r
   // a storage that may not be streamed contributes the whole hashes its drive vouches for.
   const toRead = torrentFileOrder(sources.filter((s) => s.src.streamable || needsDownload(s.src, matrix)).map((s) => ({ path: s.file.path, s })));
   const bytesRead = toRead.reduce((n, o) => n + o.s.src.size, 0);
-  const threshold = await ctx.settings.getNumber('seed_async_threshold');
+  const threshold = await deps.settings.getNumber('seed_async_threshold');
   if (bytesRead > threshold) {
     throw badRequest(`${field}: recalculating would read ${bytesRead} bytes, over the seed_async_threshold of ${threshold}; generate a new seed from the files instead (it runs as a task)`, { field });
   }
@@ -122,8 +122,8 @@ export async function recalculateSeed(ctx: AppContext, user: User, seed: Seed, r
   const res = await hashFiles(
     toRead.map((o) => () => o.s.src.driver.read(o.s.src.inner)),
     {
-      whole: HASH_ALGORITHMS.filter((a) => matrix[a].whole),
-      pieces: HASH_ALGORITHMS.filter((a) => matrix[a].pieces),
+      whole: HASH_NAMES.filter((a) => matrix[a].whole),
+      pieces: HASH_NAMES.filter((a) => matrix[a].pieces),
       pieceSize,
       torrentPieceSize,
       signal,

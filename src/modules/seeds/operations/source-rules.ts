@@ -15,8 +15,8 @@
  * IPv6 hosts are written in brackets (`[2001:db8::1]:8080`).
  */
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../app/context.js';
-import { siteUrlFor } from '../../fs/fs.context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
+import { requestOrigin } from '../../../http/origin.js';
 import type { SeedFile, SeedSource } from '../formats/index.js';
 
 export interface SourceContext {
@@ -42,16 +42,16 @@ export function parseTrustedHosts(text: string): string[] {
 }
 
 /** The sources context of a request: site from settings/env/origin, trusted hosts, now. */
-export function sourceContext(ctx: AppContext, req?: FastifyRequest): Promise<SourceContext> {
-  return sourceContextFor(ctx, req ? `${req.protocol}://${req.host}` : undefined);
+export function sourceContext(deps: Pick<SeedsDeps, 'links' | 'settings'>, req?: FastifyRequest): Promise<SourceContext> {
+  return sourceContextFor(deps, req ? requestOrigin(req) : undefined);
 }
 
 /** Like `sourceContext`, for work that outlives its request (a task keeps the request's origin). */
-export async function sourceContextFor(ctx: AppContext, origin?: string): Promise<SourceContext> {
-  const site = (await siteUrlFor(ctx, origin ?? '')).trim();
+export async function sourceContextFor(deps: Pick<SeedsDeps, 'links' | 'settings'>, origin?: string): Promise<SourceContext> {
+  const site = (await deps.links.site(origin ?? '')).trim();
   return {
     siteUrl: site === '' ? undefined : site,
-    trustedHosts: parseTrustedHosts(await ctx.settings.get('seed_trusted_source_hosts')),
+    trustedHosts: parseTrustedHosts(await deps.settings.get('seed_trusted_source_hosts')),
     now: new Date(),
   };
 }

@@ -3,15 +3,17 @@
  * the legacy `POST /api/fs/torrent/rapid_upload` (and `/fs/torrent/rapid_upload`), and the
  * `offline_download` task handler.
  */
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../app/context.js';
-import { currentUser } from '../../../http/auth-hook.js';
-import { ok } from '../../../http/envelope.js';
+import type { SeedsDeps } from '../seeds.deps.js';
+import { OkOf, ok } from '../../../http/envelope.js';
+import { requestOrigin } from '../../../http/origin.js';
+import { SaveReplySchema } from '../seeds.schemas.js';
+import { LARGE_JSON_BODY_LIMIT } from '../../../http/json-body.js';
 import type { HttpApp } from '../../../http/types.js';
 import { badRequest, tooLarge } from '../../../lib/errors.js';
 import { MAX_SEED_DATA_CHARS, readSeedInput } from './input.js';
 import { saveSeedFiles, type SaveMode } from './transfer.js';
+import { currentUser } from '../../auth/principal.js';
 
 const Str = Type.String({ maxLength: 4096 });
 
@@ -40,16 +42,14 @@ const DESCRIPTION =
   '`data` = `{results: [{path, name, method, target, error?, task?}]}` (method `rapid_upload`, `offline_download`, `transfer` or `unavailable`); ' +
   'with `update_channel` also `seed_data` (re-encoded in its format) and `seed`. Every landed file is verified against the seed hashes.';
 
-const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
-
-export function seedTransferRoutes(app: HttpApp, ctx: AppContext): void {
-  const auth = { config: { auth: 'guest' as const } };
+export function seedTransferRoutes(app: HttpApp, deps: SeedsDeps): void {
+  const auth = { config: { auth: 'guest' as const }, bodyLimit: LARGE_JSON_BODY_LIMIT };
   const tags = ['seeds'];
 
   for (const { mode, summary } of MODES) {
     for (const url of [`/api/fs/seed/${mode}`, `/fs/seed/${mode}`]) {
-      app.post(url, { ...auth, schema: { tags, hide: !url.startsWith('/api/'), summary, description: DESCRIPTION, body: SaveBody } }, async (req) =>
-        ok(await saveSeedFiles(ctx, currentUser(req), req.body, mode, origin(req))),
+      app.post(url, { ...auth, schema: { tags, hide: !url.startsWith('/api/'), summary, description: DESCRIPTION, body: SaveBody, response: { 200: OkOf(SaveReplySchema) } } }, async (req) =>
+        ok(await saveSeedFiles(deps, currentUser(req), req.body, mode, requestOrigin(req))),
       );
     }
   }
@@ -68,9 +68,9 @@ export function seedTransferRoutes(app: HttpApp, ctx: AppContext): void {
       const data = req.body.torrent_data;
       if (data.length > MAX_SEED_DATA_CHARS) throw tooLarge(`torrent_data: over ${MAX_SEED_DATA_CHARS} base64 characters`);
       const body = { seed_data: data, format: 'torrent', path: req.body.path, overwrite: true };
-      const { seed } = (await readSeedInput(ctx, user, body, { allowPath: false })).decoded;
+      const { seed } = (await readSeedInput(deps, user, body, { allowPath: false })).decoded;
       if (seed.files.length !== 1) throw badRequest('torrent_data: only single-file torrents can be rapid-uploaded here (use /api/fs/seed/rapid_upload)');
-      const one = (await saveSeedFiles(ctx, user, body, 'rapid_upload', origin(req))).results[0]!;
+      const one = (await saveSeedFiles(deps, user, body, 'rapid_upload', requestOrigin(req))).results[0]!;
       if (one.error !== undefined) throw badRequest(`rapid upload failed: ${one.error}`);
       return ok({ message: '秒传成功', file_name: one.name, file_size: seed.files[0]!.size });
     });

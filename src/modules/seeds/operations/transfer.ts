@@ -14,12 +14,9 @@
  *   is re-encoded in its own format (`seed_data`, `seed`).
  * Everything that can be checked before a file is touched is a 400/403 for the whole request.
  */
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { badRequest, isAppError } from '../../../lib/errors.js';
-import { cleanPath, isWithin, stripBasePath } from '../../../lib/path-safety.js';
-import { requirePerm, userPath } from '../../fs/fs.context.js';
-import { baseName, joinPath } from '../../fs/fs.service.js';
-import type { TaskInfo } from '../../tasks/task.model.js';
+import { cleanPath, stripBasePath } from '../../../lib/path-safety.js';
 import { Perm, can, type User } from '../../users/user.model.js';
 import { encodeSeed, type DecodedSeed, type Seed, type SeedChannel, type SeedFile } from '../formats/index.js';
 import { readSeedInput } from './input.js';
@@ -27,6 +24,10 @@ import { queueOffline } from './offline.js';
 import { ScanCache, rapidUpload } from './rapid.js';
 import { sourceContextFor, usableSources, type SourceContext } from './source-rules.js';
 import { isVerifiable } from './verify.js';
+import { baseName, isWithin, joinPath } from '../../../lib/paths.js';
+import { requirePerm, userPath } from '../../fs/access.js';
+import { type TaskInfo } from '../../tasks/tasks.schemas.js';
+import type { SaveFileResult } from '../seeds.schemas.js';
 
 export type SaveMode = 'rapid_upload' | 'offline_download' | 'quick_save';
 
@@ -43,17 +44,7 @@ export interface SaveBody {
   options?: { mode?: unknown; transit_path?: unknown; [k: string]: unknown };
 }
 
-export interface FileResult {
-  /** The file's path inside the seed. */
-  path: string;
-  /** Name of the created file. */
-  name: string;
-  method: 'rapid_upload' | 'offline_download' | 'transfer' | 'unavailable';
-  /** Where it lands, as the user sees it. */
-  target: string;
-  error?: string;
-  task?: TaskInfo;
-}
+export type FileResult = SaveFileResult;
 
 export interface SaveResult {
   results: FileResult[];
@@ -64,10 +55,10 @@ export interface SaveResult {
 const message = (e: unknown) => (isAppError(e) || e instanceof Error ? e.message : String(e));
 
 /** An existing folder, as a full path; 400 naming `field` otherwise. */
-async function folder(ctx: AppContext, user: User, p: string, field: string): Promise<string> {
+async function folder(deps: Pick<SeedsDeps, 'fs'>, user: User, p: string, field: string): Promise<string> {
   const full = userPath(user, p);
   const shown = stripBasePath(user.basePath, full);
-  const e = await ctx.fs.stat(full).catch((err: unknown) => {
+  const e = await deps.fs.stat(full).catch((err: unknown) => {
     if (isAppError(err) && err.code === 404) throw badRequest(`${field}: ${shown} does not exist`, { field });
     throw err;
   });
@@ -103,7 +94,7 @@ function transitOf(body: SaveBody): string | undefined {
 }
 
 interface Plan {
-  ctx: AppContext;
+  deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'tasks'>;
   user: User;
   mode: SaveMode;
   decoded: DecodedSeed;
@@ -115,8 +106,8 @@ interface Plan {
   scan: ScanCache;
 }
 
-async function exists(ctx: AppContext, full: string): Promise<boolean> {
-  return ctx.fs.stat(full).then(() => true, () => false);
+async function exists(deps: Pick<SeedsDeps, 'fs'>, full: string): Promise<boolean> {
+  return deps.fs.stat(full).then(() => true, () => false);
 }
 
 /** Downloading the file (directly or through the relay): the queued task, or why not. */
@@ -126,8 +117,8 @@ async function download(p: Plan, f: SeedFile, target: string): Promise<{ task: T
   const { usable, refused } = usableSources(f, p.sctx);
   if (usable.length === 0) return { reason: `no usable source (${refused.length ? refused.join('; ') : 'the seed lists none'})` };
   const transit = p.transit ? cleanPath(joinPath(p.transit, f.path)) : undefined;
-  if (transit && (await exists(p.ctx, transit))) return { reason: `the relay folder already holds ${stripBasePath(p.user.basePath, transit)}` };
-  const task = await queueOffline(p.ctx, p.user, { user_id: p.user.id, origin: p.origin, file: f, piece_size: p.decoded.seed.piece_size, target, overwrite: p.overwrite, transit });
+  if (transit && (await exists(p.deps, transit))) return { reason: `the relay folder already holds ${stripBasePath(p.user.basePath, transit)}` };
+  const task = await queueOffline(p.deps, p.user, { user_id: p.user.id, origin: p.origin, file: f, piece_size: p.decoded.seed.piece_size, target, overwrite: p.overwrite, transit });
   return { task };
 }
 
@@ -141,10 +132,10 @@ function targetOf(dest: string, f: SeedFile): string {
 async function saveOne(p: Plan, f: SeedFile, target: string): Promise<FileResult> {
   const shown = stripBasePath(p.user.basePath, target);
   const base = { path: f.path, name: baseName(target), target: shown };
-  if (!p.overwrite && (await exists(p.ctx, target))) return { ...base, method: 'unavailable', error: `file exists: ${shown} (set overwrite to replace it)` };
+  if (!p.overwrite && (await exists(p.deps, target))) return { ...base, method: 'unavailable', error: `file exists: ${shown} (set overwrite to replace it)` };
   const reasons: string[] = [];
   if (p.mode !== 'offline_download') {
-    const r = await rapidUpload(p.ctx, p.user, { full: target, shown, file: f, pieceSize: p.decoded.seed.piece_size, overwrite: p.overwrite }, p.scan);
+    const r = await rapidUpload(p.deps, p.user, { full: target, shown, file: f, pieceSize: p.decoded.seed.piece_size, overwrite: p.overwrite }, p.scan);
     if (r.ok) return { ...base, method: 'rapid_upload' };
     if (p.mode === 'rapid_upload') return { ...base, method: r.failed ? 'rapid_upload' : 'unavailable', error: r.reason };
     reasons.push(`rapid upload: ${r.reason}`);
@@ -182,19 +173,19 @@ function reencode(decoded: DecodedSeed, seed: Seed): string | undefined {
 }
 
 /** The whole operation for one request. */
-export async function saveSeedFiles(ctx: AppContext, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
-  const input = await readSeedInput(ctx, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
+export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'mounts' | 'settings' | 'tasks'>, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
+  const input = await readSeedInput(deps, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
   if (!body.path?.trim()) throw badRequest('path: the destination folder is required', { field: 'path' });
   requirePerm(user, Perm.WRITE);
-  const dest = await folder(ctx, user, body.path, 'path');
+  const dest = await folder(deps, user, body.path, 'path');
   const t = mode === 'rapid_upload' ? undefined : transitOf(body);
   if (t !== undefined) requirePerm(user, Perm.COPY);
-  const transit = t === undefined ? undefined : await folder(ctx, user, t, 'transit_path');
+  const transit = t === undefined ? undefined : await folder(deps, user, t, 'transit_path');
   const picked = selectFiles(input.decoded.seed, body);
   const plan: Plan = {
-    ctx, user, mode, decoded: input.decoded, dest, transit, overwrite: body.overwrite === true, origin,
-    sctx: await sourceContextFor(ctx, origin),
-    scan: new ScanCache(ctx, user),
+    deps, user, mode, decoded: input.decoded, dest, transit, overwrite: body.overwrite === true, origin,
+    sctx: await sourceContextFor(deps, origin),
+    scan: new ScanCache(deps, user),
   };
   const jobs = picked.map((i) => ({ i, f: input.decoded.seed.files[i]!, target: targetOf(dest, input.decoded.seed.files[i]!) }));
   const results: FileResult[] = [];
@@ -211,7 +202,7 @@ export async function saveSeedFiles(ctx: AppContext, user: User, body: SaveBody,
     results.push(r);
   }
   if (!body.update_channel) return { results };
-  const { storage } = await ctx.fs.locate(dest);
+  const { storage } = await deps.fs.locate(dest);
   const seed = applyChannelUpdate(input.decoded.seed, { driver: storage.record.driver, mount_path: storage.record.mountPath }, outcome);
   const seedData = reencode(input.decoded, seed);
   return seedData === undefined ? { results } : { results, seed_data: seedData, seed };

@@ -11,13 +11,13 @@
  */
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../../app/context.js';
+import type { SeedsDeps } from '../seeds.deps.js';
 import { forbidden } from '../../../lib/errors.js';
 import { byteCounter } from '../../../lib/streams.js';
-import { parentOf } from '../../fs/fs.service.js';
 import { isDriverError, pathExists, type Entry, type Hashes, type PendingWrite, type StorageDriver } from '../../storages/drivers/index.js';
-import { HASH_ALGORITHMS, type HashAlgorithm, type SeedFile } from '../formats/index.js';
+import { HASH_NAMES, type HashName, type SeedFile } from '../formats/index.js';
 import { createHasher, type FileHashes } from '../hashing/index.js';
+import { parentOf } from '../../../lib/paths.js';
 
 /** The landed bytes do not match the seed. Messages start with `hash mismatch`. */
 export class HashMismatch extends Error {
@@ -29,7 +29,7 @@ export const isHashMismatch = (e: unknown) => e instanceof HashMismatch || isDri
 /** The seed file's whole-file hashes, lowercase. */
 export function seedWholeHashes(f: SeedFile): Hashes {
   const out: Hashes = {};
-  for (const a of HASH_ALGORITHMS) {
+  for (const a of HASH_NAMES) {
     const v = f.hashes[a];
     if (v) out[a] = v.toLowerCase();
   }
@@ -37,8 +37,8 @@ export function seedWholeHashes(f: SeedFile): Hashes {
 }
 
 /** Piece algorithms the seed lists for this file. */
-export function seedPieceAlgs(f: SeedFile): HashAlgorithm[] {
-  return HASH_ALGORITHMS.filter((a) => (f.hashes.pieces?.[a]?.length ?? 0) > 0);
+export function seedPieceAlgs(f: SeedFile): HashName[] {
+  return HASH_NAMES.filter((a) => (f.hashes.pieces?.[a]?.length ?? 0) > 0);
 }
 
 /** True when the seed carries any hash a landed file can be checked against. */
@@ -49,7 +49,7 @@ export function isVerifiable(f: SeedFile): boolean {
 /** What disagrees between the seed and `got` (every kind both have), or null. */
 export function compareWhole(f: SeedFile, got: Hashes): string | null {
   const want = seedWholeHashes(f);
-  for (const a of HASH_ALGORITHMS) {
+  for (const a of HASH_NAMES) {
     const g = got[a]?.toLowerCase();
     if (want[a] && g && want[a] !== g) return `${a} is ${g}, the seed says ${want[a]}`;
   }
@@ -86,10 +86,10 @@ export interface LandOptions {
 }
 
 /** Streams `body` into `full`, verified against the seed before it becomes visible. */
-export async function landVerified(ctx: AppContext, o: LandOptions): Promise<Entry> {
+export async function landVerified(deps: Pick<SeedsDeps, 'fs'>, o: LandOptions): Promise<Entry> {
   let pending: PendingWrite;
   try {
-    const { driver, inner } = await ctx.fs.locate(o.full);
+    const { driver, inner } = await deps.fs.locate(o.full);
     if (!o.overwrite && (await pathExists(driver, inner))) throw forbidden(`file exists: ${o.shown}`);
     const parent = parentOf(inner);
     if (parent !== '/') await driver.mkdir(parent);
@@ -99,9 +99,9 @@ export async function landVerified(ctx: AppContext, o: LandOptions): Promise<Ent
     o.body.destroy();
     throw e;
   }
-  return ctx.storages.track(
+  return deps.fs.track(
     (async () => {
-      const hasher = createHasher({ whole: HASH_ALGORITHMS, pieces: seedPieceAlgs(o.file), pieceSize: o.pieceSize, expectedSize: o.file.size, signal: o.signal });
+      const hasher = createHasher({ whole: HASH_NAMES, pieces: seedPieceAlgs(o.file), pieceSize: o.pieceSize, expectedSize: o.file.size, signal: o.signal });
       try {
         await hasher.startFile();
         await pipeline(o.body, byteCounter((n) => o.onBytes?.(n)), hasher.tee(), pending.stream, o.signal ? { signal: o.signal } : {});
@@ -125,8 +125,8 @@ export async function landVerified(ctx: AppContext, o: LandOptions): Promise<Ent
  * Checks a file that a server-side copy created at `full` against the seed; a mismatch (or a
  * check that cannot finish) removes it. Returns the hashes now known for it.
  */
-export async function verifyStored(ctx: AppContext, full: string, shown: string, file: SeedFile, pieceSize: number, signal?: AbortSignal): Promise<Hashes> {
-  const { driver, inner } = await ctx.fs.locate(full);
+export async function verifyStored(deps: Pick<SeedsDeps, 'fs'>, full: string, shown: string, file: SeedFile, pieceSize: number, signal?: AbortSignal): Promise<Hashes> {
+  const { driver, inner } = await deps.fs.locate(full);
   try {
     const e = await driver.stat(inner);
     if (e.isDir || e.size !== file.size) throw mismatch(shown, `${e.isDir ? 'a folder' : `${e.size} bytes`}, the seed says ${file.size} bytes`);
@@ -134,9 +134,9 @@ export async function verifyStored(ctx: AppContext, full: string, shown: string,
     const want = seedWholeHashes(file);
     const why = compareWhole(file, known);
     if (why) throw mismatch(shown, why);
-    if (Object.keys(want).length > 0 && Object.keys(want).every((a) => known[a as HashAlgorithm])) return known;
+    if (Object.keys(want).length > 0 && Object.keys(want).every((a) => known[a as HashName])) return known;
     // The storage cannot vouch for every hash the seed has: one streamed read.
-    const hasher = createHasher({ whole: HASH_ALGORITHMS, pieces: seedPieceAlgs(file), pieceSize, expectedSize: file.size, signal });
+    const hasher = createHasher({ whole: HASH_NAMES, pieces: seedPieceAlgs(file), pieceSize, expectedSize: file.size, signal });
     try {
       await hasher.startFile();
       for await (const c of await driver.read(inner)) await hasher.update(c as Uint8Array);

@@ -15,7 +15,7 @@ export { validateOptions } from './util.js';
 export { pathExists, readBuffer, writeBuffer } from './buffers.js';
 
 export interface DriverDeps {
-  /** Hash index scoped to this storage (local). Defaults to an in-memory index. */
+  /** Hash index scoped to this storage, kept current by the driver. Defaults to an in-memory index. */
   hashIndex?: HashIndex;
   /** Storage-level `proxy` flag (contract §7). Default true. */
   proxy?: boolean;
@@ -58,7 +58,7 @@ export const drivers = {
       const opts = validateOptions(S3_OPTIONS, addition);
       // Loaded on first use: the AWS SDK costs ~25 MB of memory that local-only servers never need.
       const { S3Driver } = await import('./s3.js');
-      return S3Driver.create(opts, { proxy: deps.proxy, tuning: deps.s3Tuning });
+      return S3Driver.create(opts, { proxy: deps.proxy, tuning: deps.s3Tuning, hashIndex: deps.hashIndex });
     },
   },
 } satisfies Record<string, DriverDefinition>;

@@ -33,7 +33,9 @@ import {
   type StorageUsage,
   type WriteOptions,
 } from './types.js';
-import { KeyedMutex, MultiHasher, TEMP_PREFIX, baseName, checkName, checkPath, checkRange, checkTransfer, hasAny, isTempName, joinPath, mapLimit, parentOf } from './util.js';
+import { hasAny } from '../../../lib/hashes.js';
+import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
+import { KeyedMutex, MultiHasher, TEMP_PREFIX, checkName, checkPath, checkRange, checkTransfer, isTempName, mapLimit } from './util.js';
 
 export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'root_folder_path', type: 'string', default: '', required: true, help: 'Host directory holding the files. It must exist; a relative path is made absolute.' },
@@ -104,7 +106,7 @@ const tmpName = () => TEMP_PREFIX + randomBytes(9).toString('hex');
 
 export class LocalDriver implements StorageDriver {
   readonly kind = 'local';
-  readonly capabilities: DriverCapabilities = { hashes: HASH_NAMES, streamable: true, presign: false };
+  readonly capabilities: DriverCapabilities = { hashes: HASH_NAMES, streamable: true, presign: false, hashesWithObjects: false };
   readonly root: string;
   private readonly showHidden: boolean;
   private readonly dirMode: number;

@@ -6,7 +6,8 @@
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DriverError, HASH_NAMES, type CommitOptions, type Entry, type Hashes, type PendingWrite, type WriteOptions } from './types.js';
-import { MultiHasher, assertHashesAgree, normalizeHashes, toError } from './util.js';
+import { normalizeHashes } from '../../../lib/hashes.js';
+import { MultiHasher, assertHashesAgree, toError } from './util.js';
 
 type State = 'open' | 'committing' | 'committed' | 'aborted';
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import { DriverError, HASH_NAMES, type Hashes } from './types.js';
-import { normalizeHashes } from './util.js';
+import { normalizeHashes } from '../../../lib/hashes.js';
 
 export const MiB = 1024 * 1024;
 

@@ -16,7 +16,9 @@ import { BasePendingWrite } from './pending.js';
 import type { S3Driver } from './s3.js';
 import { META, MiB, hashMetadata, mapS3Error, md5b64 } from './s3-shared.js';
 import { DriverError, HASH_NAMES, type Entry, type Hashes, type WriteOptions } from './types.js';
-import { TEMP_PREFIX, baseName, hasAny } from './util.js';
+import { hasAny } from '../../../lib/hashes.js';
+import { baseName } from '../../../lib/paths.js';
+import { TEMP_PREFIX } from './util.js';
 
 export class S3PendingWrite extends BasePendingWrite {
   private buf: Buffer[] = [];
@@ -143,7 +145,11 @@ export class S3PendingWrite extends BasePendingWrite {
       }
       const h = await d.head(this.key, path);
       const e: Entry = { name: baseName(path), path, size: this.bytesWritten, isDir: false, modified: h?.LastModified ?? new Date() };
-      if (hasAny(hashes)) e.hashes = hashes;
+      await d.index.invalidate(path).catch(() => undefined);
+      if (hasAny(hashes)) {
+        e.hashes = hashes;
+        await d.index.put(path, e.size, e.modified.getTime(), hashes).catch(() => undefined);
+      }
       return e;
     } catch (e) {
       throw mapS3Error(e, path);

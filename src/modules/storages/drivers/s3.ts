@@ -59,8 +59,12 @@ import {
   type StaleCleanupReport,
   type StorageDriver,
   type WriteOptions,
+  type HashIndex,
+  MemoryHashIndex,
 } from './types.js';
-import { baseName, checkName, checkPath, checkTransfer, hasAny, isTempName, joinPath, mapLimit, parentOf } from './util.js';
+import { hasAny } from '../../../lib/hashes.js';
+import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
+import { checkName, checkPath, checkTransfer, isTempName, mapLimit } from './util.js';
 
 const GiB = 1024 * MiB;
 
@@ -69,6 +73,11 @@ export { S3_OPTIONS } from './s3-options.js';
 export interface S3Deps {
   /** Storage-level `proxy` flag: false → downloads should redirect to `presign` links. */
   proxy?: boolean;
+  /**
+   * The storage's hash index, kept current so content can be found by hash (rapid upload). The digests an
+   * object carries are read from the object itself (metadata, checksums, ETag); the index only finds them.
+   */
+  hashIndex?: HashIndex;
   /** Test knobs. */
   tuning?: { minPartSize?: number; maxCopyObjectSize?: number; copyPartSize?: number };
 }
@@ -95,13 +104,14 @@ export class S3Driver implements StorageDriver {
   private readonly maxCopyObjectSize: number;
   private readonly copyPartSize: number;
   private readonly placeholder: string;
+  /** @internal */ readonly index: HashIndex;
 
   private constructor(
     readonly options: Readonly<Record<string, unknown>>,
     deps: S3Deps,
   ) {
     const o = options;
-    this.capabilities = { hashes: HASH_NAMES, streamable: deps.proxy ?? true, presign: true };
+    this.capabilities = { hashes: HASH_NAMES, streamable: deps.proxy ?? true, presign: true, hashesWithObjects: true };
     this.bucket = String(o.bucket);
     const root = String(o.root_folder_path ?? '/').replace(/^\/+|\/+$/g, '');
     this.prefix = root ? root + '/' : '';
@@ -112,6 +122,7 @@ export class S3Driver implements StorageDriver {
     this.maxCopyObjectSize = deps.tuning?.maxCopyObjectSize ?? 5 * GiB;
     this.copyPartSize = deps.tuning?.copyPartSize ?? 256 * MiB;
     this.placeholder = String(o.placeholder ?? '');
+    this.index = deps.hashIndex ?? new MemoryHashIndex();
     const endpoint = String(o.endpoint ?? '');
     const keepAlive = { keepAlive: true, maxSockets: 64 };
     this.client = new S3Client({
@@ -466,6 +477,7 @@ export class S3Driver implements StorageDriver {
     const sh = await this.prepareTransfer(src, dst, opts, 'copy');
     if (sh) await this.copyKey(this.key(src), this.key(dst), sh.ContentLength ?? 0, src);
     else await this.copyTree(src, dst);
+    await this.index.copy(src, dst);
     return this.stat(dst);
   }
 
@@ -479,6 +491,7 @@ export class S3Driver implements StorageDriver {
       const keys = await this.copyTree(src, dst);
       await this.deleteKeys(keys, src);
     }
+    await this.index.move(src, dst);
     await this.keepDir(parentOf(src));
     return this.stat(dst);
   }
@@ -498,7 +511,18 @@ export class S3Driver implements StorageDriver {
       if (!keys.length) throw new DriverError('not_found', `object not found: ${path}`, { path });
       await this.deleteKeys(keys, path);
     }
+    await this.index.invalidate(path);
     await this.keepDir(parentOf(path));
+  }
+
+  /** Two S3 storages on the same endpoint, bucket and credentials: one CopyObject (or UploadPartCopy). */
+  async copyFrom(source: StorageDriver, srcPath: string, dstPath: string, opts: { size: number }): Promise<boolean> {
+    if (!(source instanceof S3Driver)) return false;
+    const keys = ['endpoint', 'region', 'bucket', 'access_key_id'] as const;
+    if (!keys.every((k) => String(source.options[k] ?? '') === String(this.options[k] ?? ''))) return false;
+    await this.copyKey(source.key(srcPath), this.key(dstPath), opts.size, dstPath);
+    await this.index.invalidate(dstPath);
+    return true;
   }
 
   async presign(path: string, opts: PresignOptions = {}): Promise<string> {

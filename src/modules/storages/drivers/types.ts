@@ -9,11 +9,10 @@
  * before `commit()` resolves; after `abort()` (or a failed stream) nothing is left behind.
  */
 import type { Readable, Writable } from 'node:stream';
+import { AppError } from '../../../lib/errors.js';
 
-export const HASH_NAMES = ['md5', 'sha1', 'sha256'] as const;
-export type HashName = (typeof HASH_NAMES)[number];
-/** Lower-case hex digests. */
-export type Hashes = Partial<Record<HashName, string>>;
+import type { HashName, Hashes } from '../../../lib/hashes.js';
+export { HASH_NAMES, type HashName, type Hashes } from '../../../lib/hashes.js';
 
 export interface Entry {
   /** Base name (`''` for the root). */
@@ -95,6 +94,11 @@ export interface DriverCapabilities {
   streamable: boolean;
   /** `presign` is available. */
   presign: boolean;
+  /**
+   * Digests live with each stored object (S3 metadata and ETags), so a listing shows them even for objects
+   * another client wrote. False: only what Ferry recorded in its hash index is known without a read.
+   */
+  hashesWithObjects: boolean;
 }
 
 export interface StorageUsage {
@@ -142,6 +146,12 @@ export interface StorageDriver {
   remove(path: string): Promise<void>;
   /** Hashes known for the file's current content (empty object when none). */
   hashes(path: string): Promise<Hashes>;
+  /**
+   * Server-side copy of `srcPath` on another storage into `dstPath` here (overwriting), when this driver can
+   * reach that storage's bytes without streaming them through Ferry (e.g. two S3 storages on one bucket).
+   * Resolves false when it cannot; the caller then streams.
+   */
+  copyFrom?(source: StorageDriver, srcPath: string, dstPath: string, opts: { size: number }): Promise<boolean>;
   /** A time-limited direct GET URL (only when `capabilities.presign`). */
   presign?(path: string, opts?: PresignOptions): Promise<string>;
   usage?(): Promise<StorageUsage>;
@@ -174,26 +184,7 @@ export type DriverErrorKind =
   | 'aborted'
   | 'io';
 
-export class DriverError extends Error {
-  constructor(
-    readonly kind: DriverErrorKind,
-    message: string,
-    readonly details: { path?: string; option?: string; cause?: unknown } = {},
-  ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'DriverError';
-  }
-  /** For `invalid_option`: the offending option name. */
-  get option(): string | undefined {
-    return this.details.option;
-  }
-}
-
-export function isDriverError(e: unknown, kind?: DriverErrorKind): e is DriverError {
-  return e instanceof DriverError && (kind === undefined || e.kind === kind);
-}
-
-/** Suggested HTTP status for each kind (the HTTP layer owns the final mapping). */
+/** The HTTP status of each kind (a DriverError is an AppError with this code). */
 export const DRIVER_ERROR_STATUS: Record<DriverErrorKind, number> = {
   not_found: 404,
   exists: 403, // OpenList: `file exists` is 403
@@ -210,6 +201,30 @@ export const DRIVER_ERROR_STATUS: Record<DriverErrorKind, number> = {
   aborted: 400,
   io: 500,
 };
+
+export class DriverError extends AppError {
+  constructor(
+    readonly kind: DriverErrorKind,
+    message: string,
+    readonly details: { path?: string; option?: string; cause?: unknown } = {},
+  ) {
+    super(DRIVER_ERROR_STATUS[kind], message, details.option === undefined ? null : { option: details.option });
+    if (details.cause !== undefined) this.cause = details.cause;
+    this.name = 'DriverError';
+  }
+  /** For `invalid_option`: the offending option name. */
+  get option(): string | undefined {
+    return this.details.option;
+  }
+  override replyMessage(): string {
+    return this.code >= 500 ? `storage error: ${this.message}` : this.message;
+  }
+}
+
+export function isDriverError(e: unknown, kind?: DriverErrorKind): e is DriverError {
+  return e instanceof DriverError && (kind === undefined || e.kind === kind);
+}
+
 
 // ---------------------------------------------------------------------------------------------
 // Option descriptors (what `/api/admin/driver/list` renders)

@@ -1,5 +1,6 @@
 /** Helpers shared by the drivers: path checks, hashing, option validation, small async tools. */
 import { createHash, type Hash } from 'node:crypto';
+import { isWithin } from '../../../lib/paths.js';
 import { DriverError, HASH_NAMES, type HashName, type Hashes, type OptionDescriptor } from './types.js';
 
 /** Names starting with this are in-flight writes: hidden from listings, refused as paths. */
@@ -34,30 +35,12 @@ export function checkName(name: string): string {
   return name;
 }
 
-export function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
-
-export function baseName(path: string): string {
-  return path === '/' ? '' : path.slice(path.lastIndexOf('/') + 1);
-}
-
-export function joinPath(dir: string, name: string): string {
-  return dir === '/' ? '/' + name : dir + '/' + name;
-}
-
-/** True when `p` is `root` or below it. */
-export function isSameOrBelow(root: string, p: string): boolean {
-  return p === root || p.startsWith(root === '/' ? '/' : root + '/');
-}
-
 /** Checks common to move/copy: valid paths, not the root, destination not inside the source. */
 export function checkTransfer(src: string, dst: string, verb: string): void {
   checkPath(src);
   checkPath(dst);
   if (src === '/' || dst === '/') throw new DriverError('invalid_operation', `cannot ${verb} the root`, { path: src });
-  if (dst !== src && isSameOrBelow(src, dst)) {
+  if (dst !== src && isWithin(src, dst)) {
     throw new DriverError('invalid_operation', 'the destination folder is a subfolder of the source folder', { path: dst });
   }
 }
@@ -93,19 +76,6 @@ export class MultiHasher {
   }
 }
 
-const HEX_LEN: Record<HashName, number> = { md5: 32, sha1: 40, sha256: 64 };
-
-/** Keeps valid hex digests of known kinds, lower-cased. */
-export function normalizeHashes(h: Hashes | undefined): Hashes {
-  const out: Hashes = {};
-  if (!h) return out;
-  for (const n of HASH_NAMES) {
-    const v = h[n];
-    if (typeof v === 'string' && v.length === HEX_LEN[n] && /^[0-9a-fA-F]+$/.test(v)) out[n] = v.toLowerCase();
-  }
-  return out;
-}
-
 /** Throws `hash_mismatch` when two hash sets disagree on a kind both have. */
 export function assertHashesAgree(path: string, a: Hashes, b: Hashes, what: string): void {
   for (const n of HASH_NAMES) {
@@ -115,10 +85,6 @@ export function assertHashesAgree(path: string, a: Hashes, b: Hashes, what: stri
       throw new DriverError('hash_mismatch', `${n} mismatch (${what}): expected ${x}, got ${y}`, { path });
     }
   }
-}
-
-export function hasAny(h: Hashes | undefined): h is Hashes {
-  return !!h && HASH_NAMES.some((n) => h[n]);
 }
 
 // ---------------------------------------------------------------------------------------------

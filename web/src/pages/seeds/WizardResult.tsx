@@ -10,7 +10,7 @@ import type { GenerateResult } from './seedApi.js';
 const COLUMNS: Column[] = ['File', { label: 'Size', className: 'num' }, 'Hashed by'];
 
 export function WizardResult({ result, onClose }: { result: GenerateResult; onClose: () => void }) {
-  if (result.async) {
+  if ('async' in result) {
     return (
       <div className="card stack" role="status">
         <h2>Seed queued as a background task</h2>

@@ -6,6 +6,8 @@ import { forcedCells, HASHES } from '../files/SeedOptions.js';
 import { parentPath } from '../../lib/format.js';
 import type { HashMatrix, SeedFormat } from '../../types.js';
 import type { CapabilityFile, GenerateBody } from './seedApi.js';
+// the server's own check (a pure function), so the wizard refuses exactly what the server would
+import { trackerProblem } from '../../../../src/modules/seeds/common/trackers.js';
 
 export interface FileChoice {
   comment: string;
@@ -42,21 +44,6 @@ export function seedNameProblem(name: string): string | null {
 export function typedNameProblem(name: string, derived: string): string | null {
   if (name === '') return seedNameProblem(derived) ? `The derived name “${derived}” cannot be used; type a name.` : null;
   return seedNameProblem(name);
-}
-
-/** An announce URL: http(s) or udp with a host, no credentials (as the server checks). */
-export function trackerProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (!['http:', 'https:', 'udp:'].includes(u.protocol)) return 'must be an http, https or udp URL';
-  if (!u.hostname) return 'has no host';
-  if (u.username || u.password) return 'must not carry credentials';
-  if (u.protocol === 'udp:' && !u.port) return 'needs a port (udp)';
-  return null;
 }
 
 export const extraTrackerList = (text: string) =>

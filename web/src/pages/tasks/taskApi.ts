@@ -8,15 +8,10 @@ export const TASK_TYPES = [
   { id: 'copy', label: 'Copies' },
   { id: 'move', label: 'Moves' },
   { id: 'offline_download', label: 'Offline downloads' },
-  { id: 'offline_download_transfer', label: 'Transfers' },
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number]['id'];
 
-export interface Task extends TaskInfo {
-  type: TaskType;
-  done_bytes: number;
-  attempts: number;
-}
+export type Task = TaskInfo;
 
 export const TaskState = { PENDING: 0, RUNNING: 1, SUCCEEDED: 2, CANCELING: 3, CANCELED: 4, ERRORED: 5, FAILED: 7 } as const;
 
@@ -37,7 +32,7 @@ export const isDone = (s: number) => s === TaskState.SUCCEEDED || s === TaskStat
 export const canCancel = (s: number) => s === TaskState.PENDING || s === TaskState.RUNNING || s === TaskState.ERRORED;
 export const canRetry = (s: number) => s === TaskState.FAILED || s === TaskState.CANCELED;
 
-export const listTasks = (type: TaskType, done: boolean) => api.get<Task[] | null>(`/api/task/${type}/${done ? 'done' : 'undone'}`).then((l) => l ?? []);
-export const taskInfo = (type: TaskType, tid: string) => api.get<Task>(`/api/task/${type}/info`, { tid });
-export const taskAction = (type: TaskType, verb: 'cancel' | 'retry' | 'delete', tid: string) => api.post<null>(`/api/task/${type}/${verb}`, undefined, { query: { tid } });
-export const clearDone = (type: TaskType) => api.post<null>(`/api/task/${type}/clear_done`);
+export const listTasks = (type: string, done: boolean) => api.get<Task[] | null>(`/api/task/${type}/${done ? 'done' : 'undone'}`).then((l) => l ?? []);
+export const taskInfo = (type: string, tid: string) => api.get<Task>(`/api/task/${type}/info`, { tid });
+export const taskAction = (type: string, verb: 'cancel' | 'retry' | 'delete', tid: string) => api.post<null>(`/api/task/${type}/${verb}`, undefined, { query: { tid } });
+export const clearDone = (type: string) => api.post<null>(`/api/task/${type}/clear_done`);

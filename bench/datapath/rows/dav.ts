@@ -1,0 +1,107 @@
+// Row 12, WebDAV (HTTP Basic auth as admin), for when Ferry serves `/dav`:
+//   PUT and GET of `size` bytes through /dav/… vs Ferry's own HTTP API in the same run
+//   (PUT /api/fs/put and GET /d/, alternating) [within 10%: ratio ≤ 1.1×]
+//   PROPFIND Depth 1 of the 10,000-entry folder vs Apache mod_dav_fs on the same folder,
+//   requests/s with wrk [≤ 3×]
+// While `/dav/` answers 404 the Ferry cells read "n/a (/dav not served)"; Apache is still
+// measured so its figure (and the recipe) stays checked.
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { timeIt } from '../../lib.js';
+import { curlGetExact, curlUpload, wrkRate, wrkSeconds } from '../clients.js';
+import type { Bench } from '../context.js';
+import { alternate, median, fmtRate, naRow, rateRow, sizeLabel, timeRow, type Row } from '../report.js';
+import { LIST_CONNECTIONS, LIST_ENTRIES } from './rates.js';
+
+const PROPFIND_BODY = '<?xml version="1.0" encoding="utf-8"?>\n<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>\n';
+
+async function propfind(url: string, auth?: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method: 'PROPFIND',
+    headers: { Depth: '1', 'Content-Type': 'application/xml', ...(auth ? { Authorization: auth } : {}) },
+    body: PROPFIND_BODY,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+const countResponses = (xml: string): number => (xml.match(/<(?:[A-Za-z0-9]+:)?response[\s>]/g) ?? []).length;
+
+/** The WebDAV rows. */
+export async function davRows(b: Bench, seconds: number): Promise<Row[]> {
+  const { ferry, size } = b;
+  const basic = `Basic ${Buffer.from(`admin:${ferry.password}`).toString('base64')}`;
+  const folder = await b.folder(LIST_ENTRIES);
+  const apache = await b.apache();
+  const apacheUrl = `${apache.url}${folder}/`;
+  let a = { status: 0, text: '' };
+  const apacheSingle = await timeIt(async () => (a = await propfind(apacheUrl)));
+  if (a.status !== 207 || countResponses(a.text) !== LIST_ENTRIES + 1) {
+    throw new Error(`Apache PROPFIND ${apacheUrl}: HTTP ${a.status}, ${countResponses(a.text)} responses (expected 207 and ${LIST_ENTRIES + 1})`);
+  }
+  const wrk = { connections: LIST_CONNECTIONS, threads: 2, seconds: wrkSeconds(seconds, [apacheSingle]), method: 'PROPFIND', body: PROPFIND_BODY };
+  const davHeaders = { Depth: '1', 'Content-Type': 'application/xml' };
+  const propfindWork = `12 PROPFIND Depth 1, ${LIST_ENTRIES.toLocaleString('en')} entries (${LIST_CONNECTIONS} conns)`;
+
+  const probe = await propfind(`${ferry.url}/dav/`, basic);
+  if (probe.status === 404) {
+    const rates: number[] = [];
+    for (let i = 0; i < b.repeat; i++) rates.push(await wrkRate(b.dir, apacheUrl, { ...wrk, headers: davHeaders }));
+    console.log(`  PROPFIND Apache: ${rates.map(fmtRate).join(', ')}; Ferry /dav/ answers 404`);
+    return [
+      naRow(`12 WebDAV PUT ${sizeLabel(size)} vs /api/fs/put`, '/dav not served', '—', '≤ 1.1×'),
+      naRow(`12 WebDAV GET ${sizeLabel(size)} vs /d/`, '/dav not served', '—', '≤ 1.1×'),
+      naRow(propfindWork, '/dav not served', `Apache ${fmtRate(median(rates))}`, '≤ 3×'),
+    ];
+  }
+  if (probe.status !== 207) throw new Error(`Ferry PROPFIND /dav/ answered HTTP ${probe.status}: ${probe.text.slice(0, 300)}`);
+  let f = { status: 0, text: '' };
+  const ferrySingle = await timeIt(async () => (f = await propfind(`${ferry.url}/dav${folder}/`, basic)));
+  wrk.seconds = wrkSeconds(seconds, [apacheSingle, ferrySingle]);
+  if (f.status !== 207 || countResponses(f.text) !== LIST_ENTRIES + 1) {
+    throw new Error(`Ferry PROPFIND /dav${folder}/: HTTP ${f.status}, ${countResponses(f.text)} responses (expected 207 and ${LIST_ENTRIES + 1})`);
+  }
+
+  const path = await b.bigFile();
+  const sign = await ferry.signOf(path);
+  const apiGet = `${ferry.url}/d${path}${sign ? `?sign=${encodeURIComponent(sign)}` : ''}`;
+  const stored = join(ferry.filesDir, 'bench', 'dav-up.bin');
+  const checkStored = async () => {
+    const st = await stat(stored);
+    if (st.size !== size) throw new Error(`${stored} has ${st.size} bytes, sent ${size}`);
+    await rm(stored, { force: true });
+  };
+  const put = await alternate(
+    'dav PUT',
+    b.repeat,
+    async () => {
+      const s = await curlUpload(`${ferry.url}/dav/bench/dav-up.bin`, b.src, [`Authorization: ${basic}`], [200, 201, 204]);
+      await checkStored();
+      return s;
+    },
+    async () => {
+      const s = await curlUpload(`${ferry.url}/api/fs/put`, b.src, [`Authorization: ${ferry.token}`, `File-Path: ${encodeURIComponent('/bench/dav-up.bin')}`]);
+      await checkStored();
+      return s;
+    },
+    { unit: 's', peerName: 'Ferry API', between: () => b.settle() },
+  );
+  const get = await alternate(
+    'dav GET',
+    b.repeat,
+    () => curlGetExact(`${ferry.url}/dav${path}`, size, [`Authorization: ${basic}`]),
+    () => curlGetExact(apiGet, size),
+    { unit: 's', peerName: 'Ferry /d/' },
+  );
+  const pf = await alternate(
+    'PROPFIND',
+    b.repeat,
+    () => wrkRate(b.dir, `${ferry.url}/dav${folder}/`, { ...wrk, headers: { ...davHeaders, Authorization: basic } }),
+    () => wrkRate(b.dir, apacheUrl, { ...wrk, headers: davHeaders }),
+    { unit: 'req/s', peerName: 'Apache' },
+  );
+  return [
+    timeRow(`12 WebDAV PUT ${sizeLabel(size)} vs /api/fs/put`, put.ferry, put.peer, size, 1.1, 'Ferry API'),
+    timeRow(`12 WebDAV GET ${sizeLabel(size)} vs /d/`, get.ferry, get.peer, size, 1.1, 'Ferry /d/'),
+    rateRow(propfindWork, pf.ferry, pf.peer, 3, 'Apache mod_dav_fs'),
+  ];
+}

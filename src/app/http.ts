@@ -1,0 +1,50 @@
+/** Mounts every module's routes on the HTTP kit's server: the only place that knows all of them. */
+import { pingDatabase } from '../db/database.js';
+import { createHttpServer } from '../http/server.js';
+import { staticUiRoutes } from '../http/static-ui.js';
+import type { HttpApp } from '../http/types.js';
+import { authRoutes } from '../modules/auth/auth.routes.js';
+import { authGuard } from '../modules/auth/principal.js';
+import { downloadRoutes } from '../modules/fs/download.routes.js';
+import { fsRoutes } from '../modules/fs/fs.routes.js';
+import { uploadRoutes } from '../modules/fs/upload.routes.js';
+import { seedsRoutes } from '../modules/seeds/seeds.routes.js';
+import { settingsRoutes } from '../modules/settings/settings.routes.js';
+import { sharesRoutes } from '../modules/shares/shares.routes.js';
+import { sshKeysRoutes } from '../modules/ssh-keys/ssh-keys.routes.js';
+import { storagesRoutes } from '../modules/storages/storages.routes.js';
+import { healthRoutes } from '../modules/system/health.routes.js';
+import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
+import { twoFactorRoutes } from '../modules/two-factor/two-factor.routes.js';
+import { usersRoutes } from '../modules/users/users.routes.js';
+import type { Services } from './services.js';
+
+export async function buildHttpServer(s: Services): Promise<HttpApp> {
+  const app = await createHttpServer({
+    logger: s.logger,
+    logLevel: s.config.logLevel,
+    trustProxy: s.config.trustProxy,
+    headersTimeoutMs: s.config.headersTimeoutMs,
+    bodyIdleTimeoutMs: s.config.bodyIdleTimeoutMs,
+    eventLoopStats: s.config.eventLoopStats,
+    version: s.version,
+    errorsAsHttp200: () => s.settings.getBool('api_errors_http_200'),
+    guard: authGuard(s.auth),
+    basePathOf: (req) => req.principal?.user.basePath,
+  });
+  healthRoutes(app, { pingDatabase: () => pingDatabase(s.database), storages: s.storages });
+  authRoutes(app, s);
+  twoFactorRoutes(app, s);
+  usersRoutes(app, s);
+  sshKeysRoutes(app, s);
+  settingsRoutes(app, s);
+  storagesRoutes(app, s);
+  fsRoutes(app, s);
+  uploadRoutes(app, s);
+  downloadRoutes(app, s);
+  sharesRoutes(app, s);
+  tasksRoutes(app, { tasks: s.tasks, users: s.usersRepo });
+  seedsRoutes(app, s.seeds);
+  await staticUiRoutes(app);
+  return app;
+}

@@ -1,0 +1,97 @@
+/**
+ * The composition root: every service built by hand from config and database, in dependency order. This is
+ * the only place (with the rest of src/app/) that knows every module; modules receive the narrow
+ * dependencies they declare.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/database.js';
+import { AuthService } from '../modules/auth/auth.service.js';
+import { Lockout } from '../modules/auth/lockout.js';
+import { Tokens } from '../modules/auth/tokens.js';
+import { FsService } from '../modules/fs/fs.service.js';
+import { Links } from '../modules/fs/links.js';
+import { UploadService } from '../modules/fs/upload.service.js';
+import { journalDirOf, WriteSets } from '../modules/fs/write-set.js';
+import { HashIndexRepo } from '../modules/hash-index/hash-index.repo.js';
+import { HashIndexService } from '../modules/hash-index/hash-index.service.js';
+import type { SeedsDeps } from '../modules/seeds/seeds.deps.js';
+import { sidecarCompanions, sidecarUploads } from '../modules/seeds/sidecars/sidecar-writer.js';
+import { SettingsRepo } from '../modules/settings/settings.repo.js';
+import { SettingsService } from '../modules/settings/settings.service.js';
+import { SharesRepo } from '../modules/shares/shares.repo.js';
+import { SharesService } from '../modules/shares/shares.service.js';
+import { SshKeysRepo } from '../modules/ssh-keys/ssh-keys.repo.js';
+import { SshKeysService } from '../modules/ssh-keys/ssh-keys.service.js';
+import { StoragesRepo } from '../modules/storages/storages.repo.js';
+import { StorageRegistry } from '../modules/storages/storages.service.js';
+import { TasksService } from '../modules/tasks/tasks.service.js';
+import { TwoFactorService } from '../modules/two-factor/two-factor.service.js';
+import { UsersRepo } from '../modules/users/users.repo.js';
+import { UsersService } from '../modules/users/users.service.js';
+
+export interface Services {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  version: string;
+  settings: SettingsService;
+  usersRepo: UsersRepo;
+  users: UsersService;
+  auth: AuthService;
+  twoFactor: TwoFactorService;
+  sshKeysRepo: SshKeysRepo;
+  sshKeys: SshKeysService;
+  hashes: HashIndexService;
+  storages: StorageRegistry;
+  fs: FsService;
+  links: Links;
+  writeSets: WriteSets;
+  uploads: UploadService;
+  shares: SharesService;
+  tasks: TasksService;
+  /** Everything the seeds module uses. */
+  seeds: SeedsDeps;
+}
+
+export function buildServices(o: { config: Config; database: Database; logger: Logger; secret: Uint8Array; version: string }): Services {
+  const { config, database, logger, version } = o;
+  const { db } = database;
+  const settings = new SettingsService(new SettingsRepo(db));
+  const usersRepo = new UsersRepo(db);
+  const twoFactor = new TwoFactorService(db, usersRepo, settings);
+  const auth = new AuthService(usersRepo, settings, new Lockout(db), new Tokens(db, o.secret), twoFactor);
+  const sshKeysRepo = new SshKeysRepo(db);
+  const hashes = new HashIndexService(new HashIndexRepo(db));
+  const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger);
+  const fs = new FsService(storages, sidecarCompanions({ settings }));
+  const links = new Links(settings, config.siteUrl);
+  const writeSets = new WriteSets({ fs, driverOf: (id) => storages.driverOf(id), journalDir: journalDirOf(config.dataDir), logger });
+  const tasks = new TasksService(db, logger, usersRepo);
+  const uploads = new UploadService({ fs, companions: sidecarUploads({ settings, writeSets, version }), tasks, spoolDir: join(config.dataDir, 'tmp') });
+  const shares = new SharesService({ users: usersRepo, fs }, new SharesRepo(db));
+  const seeds: SeedsDeps = { fs, mounts: storages, settings, links, writeSets, tasks, shares, users: usersRepo, hashes, version };
+  return {
+    config,
+    database,
+    logger,
+    version,
+    settings,
+    usersRepo,
+    users: new UsersService(usersRepo),
+    auth,
+    twoFactor,
+    sshKeysRepo,
+    sshKeys: new SshKeysService(sshKeysRepo),
+    hashes,
+    storages,
+    fs,
+    links,
+    writeSets,
+    uploads,
+    shares,
+    tasks,
+    seeds,
+  };
+}

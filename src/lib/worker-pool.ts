@@ -1,0 +1,123 @@
+/**
+ * A small pool of worker threads for CPU-heavy work that must not block the event loop (parsing hostile seed
+ * documents, password hashing). Requests queue (bounded) and run on at most `size` workers, started on first use
+ * and unref'd while idle so they never hold the process open. A worker that dies fails its job and is replaced.
+ *
+ * A worker module calls `serveWorker(handler)`: each message `{id, req}` is answered `{id, ok}` or
+ * `{id, err: {name, message, ...fields}}`; the pool turns `err` back into an Error through `revive`.
+ */
+import { parentPort, Worker } from 'node:worker_threads';
+import { AppError } from './errors.js';
+
+interface Job<Req, Res> {
+  id: number;
+  req: Req;
+  resolve: (r: Res) => void;
+  reject: (e: Error) => void;
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  [field: string]: unknown;
+}
+
+export interface WorkerPoolOptions {
+  /** The worker module (a URL next to the caller's module, `.ts` under tsx or `.js` when built). */
+  module: URL;
+  name: string;
+  size: number;
+  /** Jobs waiting beyond the running ones; more are refused with 503. */
+  maxQueue: number;
+  /** Rebuilds a worker's error (default: a plain Error with its message). */
+  revive?: (e: SerializedError) => Error;
+}
+
+/** Starts a worker module; under tsx (sources run as .ts) the worker registers tsx itself. */
+function spawn(module: URL, name: string): Worker {
+  if (module.pathname.endsWith('.ts')) {
+    const api = import.meta.resolve('tsx/esm/api');
+    const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(module.href)}); });`;
+    return new Worker(boot, { eval: true, name });
+  }
+  return new Worker(module, { name });
+}
+
+export class WorkerPool<Req, Res> {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job<Req, Res>>();
+  private readonly queue: Job<Req, Res>[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly o: WorkerPoolOptions) {}
+
+  /** Runs one request on a worker; rejects with 503 when the queue is full. */
+  run(req: Req): Promise<Res> {
+    if (this.closed) return Promise.reject(new Error(`${this.o.name}: the pool is closed`));
+    if (this.queue.length >= this.o.maxQueue) return Promise.reject(new AppError(503, `server busy (${this.o.name}): try again in a moment`));
+    return new Promise<Res>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, req, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let w = this.idle.pop();
+      if (!w) {
+        if (this.busy.size + this.idle.length >= this.o.size) return;
+        w = this.start();
+      }
+      const job = this.queue.shift()!;
+      this.busy.set(w, job);
+      w.ref();
+      w.postMessage({ id: job.id, req: job.req });
+    }
+  }
+
+  private start(): Worker {
+    const w = spawn(this.o.module, this.o.name);
+    w.on('message', (m: { id: number; ok?: Res; err?: SerializedError }) => {
+      const job = this.busy.get(w);
+      if (!job || job.id !== m.id) return;
+      this.busy.delete(w);
+      w.unref();
+      this.idle.push(w);
+      if (m.err) job.reject(this.o.revive?.(m.err) ?? Object.assign(new Error(m.err.message), { name: m.err.name }));
+      else job.resolve(m.ok as Res);
+      this.pump();
+    });
+    const fail = (why: string) => {
+      const job = this.busy.get(w);
+      this.busy.delete(w);
+      const i = this.idle.indexOf(w);
+      if (i >= 0) this.idle.splice(i, 1);
+      job?.reject(new Error(`${this.o.name} worker ${why}`));
+      if (!this.closed) this.pump();
+    };
+    w.on('error', (e) => fail(`failed: ${e.message}`));
+    w.on('exit', (code) => fail(`exited with code ${code}`));
+    return w;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error(`${this.o.name}: the pool is closed`));
+    await Promise.all([...this.idle, ...this.busy.keys()].map((w) => w.terminate()));
+  }
+}
+
+/** The worker side: answers each request with `handler`'s result or its error (name, message, own fields). */
+export function serveWorker<Req, Res>(handler: (req: Req) => Res | Promise<Res>): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveWorker must run in a worker thread');
+  port.on('message', async (m: { id: number; req: Req }) => {
+    try {
+      port.postMessage({ id: m.id, ok: await handler(m.req) });
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      port.postMessage({ id: m.id, err: { ...(err as unknown as Record<string, unknown>), name: err.name, message: err.message } });
+    }
+  });
+}

@@ -1,0 +1,41 @@
+/** The OpenList object JSON (`ObjResp`) of list/get items. */
+import { isoTime } from '../../lib/time.js';
+import type { Entry } from '../storages/drivers/index.js';
+import type { ObjView } from './fs.schemas.js';
+
+const TYPES: [number, string[]][] = [
+  [3, ['mp3', 'flac', 'ogg', 'm4a', 'wav', 'opus', 'wma']],
+  [2, ['mp4', 'mkv', 'avi', 'mov', 'rmvb', 'webm', 'flv', 'm3u8']],
+  [5, ['jpg', 'tiff', 'jpeg', 'png', 'gif', 'bmp', 'svg', 'ico', 'swf', 'webp', 'avif']],
+  [4, ['txt', 'htm', 'html', 'xml', 'java', 'properties', 'sql', 'js', 'md', 'json', 'conf', 'ini', 'vue', 'php', 'py', 'bat', 'gitignore', 'yml', 'go', 'sh', 'c', 'cpp', 'h', 'hpp', 'tsx', 'vtt', 'srt', 'ass', 'rs', 'lrc', 'strm', 'oss', 'cas']],
+];
+
+/** OpenList type number from the name: 0 unknown, 2 video, 3 audio, 4 text, 5 image. */
+export function fileType(name: string): number {
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return 0;
+  const ext = name.slice(dot + 1).toLowerCase();
+  for (const [t, exts] of TYPES) if (exts.includes(ext)) return t;
+  return 0;
+}
+
+export function presentObj(e: Entry, sign: string): ObjView {
+  const hashes = e.hashes && Object.keys(e.hashes).length ? e.hashes : null;
+  return {
+    name: e.name,
+    size: e.isDir ? 0 : e.size,
+    is_dir: e.isDir,
+    modified: isoTime(e.modified),
+    created: isoTime(e.created ?? e.modified),
+    sign: e.isDir ? '' : sign,
+    thumb: '',
+    type: e.isDir ? 1 : fileType(e.name),
+    hashinfo: hashes ? JSON.stringify(hashes) : 'null',
+    hash_info: hashes,
+  };
+}
+
+/** Percent-encodes each path segment (for URLs). */
+export function encodePath(p: string): string {
+  return p.split('/').map(encodeURIComponent).join('/');
+}

@@ -1,0 +1,33 @@
+/**
+ * What the seeds module uses of the rest of Ferry. The composition root passes one object with all of it;
+ * every function names the part it needs in its signature (`Pick<SeedsDeps, 'fs' | 'settings'>`).
+ */
+import type { FsService } from '../fs/fs.service.js';
+import type { Links } from '../fs/links.js';
+import type { WriteSets } from '../fs/write-set.js';
+import type { HashIndexService } from '../hash-index/hash-index.service.js';
+import type { SettingsReader } from '../settings/settings.service.js';
+import type { SharesService } from '../shares/shares.service.js';
+import type { StorageRegistry } from '../storages/storages.service.js';
+import type { TaskQueue } from '../tasks/tasks.service.js';
+import type { UsersRepo } from '../users/users.repo.js';
+
+export interface SeedsDeps {
+  /** The virtual tree: locate, stat, list, mkdir, and tracking writes for shutdown. */
+  fs: FsService;
+  /** The mounted storages (content lookup across them). */
+  mounts: Pick<StorageRegistry, 'list' | 'owner'>;
+  settings: SettingsReader;
+  /** The public site origin for recorded links. */
+  links: Pick<Links, 'site'>;
+  /** All-or-nothing writes of sidecars and seed files, restored on failure and after a crash. */
+  writeSets: Pick<WriteSets, 'write'>;
+  tasks: TaskQueue;
+  /** Shares for `openlist-share` sources. */
+  shares: Pick<SharesService, 'createShare' | 'deleteShare' | 'isServableId'>;
+  users: Pick<UsersRepo, 'byId'>;
+  /** Digests Ferry knows: content lookup for rapid upload, recording what was verified. */
+  hashes: Pick<HashIndexService, 'find' | 'record' | 'forget'>;
+  /** Ferry's version (`created by`, user agents). */
+  version: string;
+}

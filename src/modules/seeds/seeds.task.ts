@@ -1,0 +1,25 @@
+/** The seeds module's background tasks: `seed_generate` (large generations) and `offline_download`. */
+import { defineTask, type TaskDefinition } from '../tasks/task-definition.js';
+import { SEED_GENERATE_TASK, executeGeneration, prepareGeneration } from './generation/generate.js';
+import { OFFLINE_DOWNLOAD_TASK, checkUser, runOffline } from './operations/offline.js';
+import type { SeedsDeps } from './seeds.deps.js';
+
+export function seedTasks(deps: SeedsDeps): TaskDefinition[] {
+  const generate = defineTask(SEED_GENERATE_TASK, async (payload, run) => {
+    const user = await deps.users.byId(payload.user_id);
+    if (!user || user.disabled) throw new Error('the user who queued this seed no longer exists or is disabled');
+    run.status('checking sources');
+    const p = await prepareGeneration(deps, user, payload.body);
+    run.progress(0, p.downloadBytes);
+    run.status('generating seed');
+    const r = await executeGeneration(deps, user, p, {
+      signal: run.signal,
+      origin: payload.origin,
+      taskId: run.taskId,
+      onProgress: (done, total) => run.progress(done, total),
+    });
+    return { paths: r.paths, files: r.files, diagnostics: r.diagnostics };
+  });
+  const offline = defineTask(OFFLINE_DOWNLOAD_TASK, (payload, run) => runOffline(deps, payload, run), { authorize: (job, user) => void checkUser(user, job) });
+  return [generate, offline] as TaskDefinition[];
+}

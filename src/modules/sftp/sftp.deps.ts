@@ -1,0 +1,25 @@
+/** What the SFTP server uses of the rest of Ferry. */
+import type { Logger } from 'pino';
+import type { AuthService } from '../auth/auth.service.js';
+import type { FsService } from '../fs/fs.service.js';
+import type { UploadService } from '../fs/upload.service.js';
+import type { SettingsReader } from '../settings/settings.service.js';
+import type { SshKeysRepo } from '../ssh-keys/ssh-keys.repo.js';
+import type { UsersRepo } from '../users/users.repo.js';
+
+export interface SftpDeps {
+  /** The virtual tree every session works on. */
+  fs: Pick<FsService, 'stat' | 'list' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer'>;
+  /** Uploads go through the same pipeline as HTTP ones (companions, all or nothing). */
+  uploads: Pick<UploadService, 'store'>;
+  /** Password logins: the shared checks and lockout. */
+  auth: Pick<AuthService, 'checkCredentials'>;
+  /** Key logins: the user's registered keys. */
+  keys: Pick<SshKeysRepo, 'listByUser' | 'touch'>;
+  users: Pick<UsersRepo, 'byUsername'>;
+  settings: SettingsReader;
+  logger: Logger;
+  version: string;
+  /** `<data dir>/ssh`: host keys. */
+  hostKeyDir: string;
+}

@@ -1,0 +1,53 @@
+/**
+ * Typed tasks. A task type is declared once, with the schema of its stored payload (`taskKind`); the module
+ * that owns the work defines what running it means (`defineTask`, in its `*.task.ts`) and the composition root
+ * registers every definition. Payloads are checked against their schema when a task is created and again when
+ * it is claimed, so a malformed stored payload fails that task with a clear error instead of reaching the
+ * handler (or crashing the runner).
+ */
+import type { Static, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import type { User } from '../users/user.model.js';
+import type { TaskType } from './task.model.js';
+import type { TaskRunContext } from './tasks.service.js';
+
+/** A task type and the schema of its payload: what creating a task needs. */
+export interface TaskKind<S extends TSchema = TSchema> {
+  /** One of TASK_TYPES for the app's own tasks (those have API routes and are required at start-up). */
+  readonly type: TaskType | (string & {});
+  readonly payload: S;
+}
+
+export function taskKind<S extends TSchema>(type: TaskKind['type'], payload: S): TaskKind<S> {
+  return { type, payload };
+}
+
+/** A task kind and what running it means. */
+export interface TaskDefinition<S extends TSchema = TSchema> extends TaskKind<S> {
+  /** Runs the task from its payload; the resolved value becomes the task's `result`. Must be restartable. */
+  perform(payload: Static<S>, run: TaskRunContext): Promise<unknown>;
+  /** Called once when the task ends failed (after its error is recorded); best effort. */
+  onFailed?(payload: Static<S>, error: Error): Promise<void>;
+  /**
+   * Whether the creator, as they are NOW (existing and enabled: checked by the task service), may still do what
+   * the payload says: permission bits, paths inside the base path. Throws (AppError) when not. Runs when the
+   * task is retried and each time it is claimed, so a task never acts with rights its creator has lost.
+   */
+  authorize?(payload: Static<S>, creator: User): void;
+}
+
+export interface TaskHooks<S extends TSchema> {
+  onFailed?: TaskDefinition<S>['onFailed'];
+  authorize?: TaskDefinition<S>['authorize'];
+}
+
+export function defineTask<S extends TSchema>(kind: TaskKind<S>, perform: TaskDefinition<S>['perform'], hooks: TaskHooks<S> = {}): TaskDefinition<S> {
+  return { ...kind, perform, ...hooks };
+}
+
+/** The first problem of `payload` against the kind's schema, or null when it conforms. */
+export function payloadProblem(kind: TaskKind, payload: unknown): string | null {
+  if (Value.Check(kind.payload, payload)) return null;
+  const first = Value.Errors(kind.payload, payload)[0] as { instancePath?: string; message?: string } | undefined;
+  return `${first?.instancePath || '(root)'} ${first?.message ?? 'does not match the schema'}`;
+}
