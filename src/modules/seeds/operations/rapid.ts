@@ -38,9 +38,13 @@ function agrees(want: Hashes, have: Hashes): boolean {
   return HASH_NAMES.some((a) => want[a] && have[a]) && HASH_NAMES.every((a) => !want[a] || !have[a] || want[a] === have[a]!.toLowerCase());
 }
 
-/** Records digests Ferry verified for a stored file, so the content is found again by hash. */
+/**
+ * Records digests Ferry verified for a stored file, so the content is found again by hash. Only for
+ * storages whose digests live with the objects: a driver that keeps its own index (local) records
+ * every write itself, keyed by its own mtime precision, which an `Entry`'s rounded date would spoil.
+ */
 export async function recordHashes(deps: Pick<SeedsDeps, 'hashes'>, storage: MountedStorage, inner: string, entry: Entry, hashes: Hashes): Promise<void> {
-  if (entry.isDir) return;
+  if (entry.isDir || !storage.driver?.capabilities.hashesWithObjects) return;
   await deps.hashes.record(storage.record.id, inner, entry.size, entry.modified.getTime(), hashes).catch(() => undefined);
 }
 
