@@ -74,7 +74,7 @@ const PlannedFileSchema = Type.Object({
   method: Type.Union([Type.Literal('rapid_upload'), Type.Literal('offline_download'), Type.Literal('unavailable')]),
   requires_download: Type.Boolean(),
   found_at: Type.Optional(Nullable(Type.String())),
-  fallback: Nullable(Type.Literal('offline_download')),
+  fallback: Type.Union([Type.Literal('offline_download'), Type.Null()]),
   reason: Type.Optional(Type.String()),
 });
 
