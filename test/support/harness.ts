@@ -57,7 +57,7 @@ export class Harness {
       ...(this.db.url ? { FERRY_DATABASE_URL: this.db.url } : {}),
       ...this.env,
     });
-    this.ctx = await openApp(config, { logger: pino({ level: 'silent' }), announce: () => {} });
+    this.ctx = await openApp(config, { logger: pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }), announce: () => {} });
     registerTasks(this.ctx);
     this.ctx.tasks.start();
     this.app = await buildHttpServer(this.ctx);
