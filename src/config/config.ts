@@ -2,6 +2,7 @@
  * Ferry's configuration, read once from the environment (contract §1).
  * Boot fails listing every bad value at once.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Config {
@@ -19,8 +20,13 @@ export interface Config {
   sftpListen: { host: string; port: number } | null;
   /** FERRY_SITE_URL: public base URL for share/direct links. */
   siteUrl: string | null;
-  /** FERRY_TRUST_PROXY: honour X-Forwarded-For for the client address. */
-  trustProxy: boolean;
+  /**
+   * FERRY_TRUST_PROXY: whom to believe about the client address (Fastify's `trustProxy`). `false`: nobody (the
+   * socket's address); a hop count N: the N proxies nearest Ferry (`true` = 1); a list of proxy addresses/CIDRs
+   * (or `loopback`, `linklocal`, `uniquelocal`): X-Forwarded-For entries added by those. Never the client's own
+   * left-most entry.
+   */
+  trustProxy: false | number | string[];
   /** FERRY_LOG_LEVEL: pino level. */
   logLevel: string;
   /** FERRY_JWT_SECRET: overrides the key in `<dataDir>/secret`. */
@@ -50,6 +56,34 @@ function parseBool(v: string | undefined, name: string, problems: string[]): boo
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^(0|false|no|off)$/i.test(v)) return false;
   problems.push(`${name} must be true or false, got ${JSON.stringify(v)}`);
+  return false;
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(a: string): boolean {
+  if (PROXY_NAMES.includes(a)) return true;
+  const [ip, bits, extra] = a.split('/');
+  const v = isIP(ip ?? '');
+  if (v === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (v === 4 ? 32 : 128));
+}
+
+function parseTrustProxy(v: string | undefined, problems: string[]): false | number | string[] {
+  const t = (v ?? '').trim();
+  if (t === '' || /^(0|false|no|off)$/i.test(t)) return false;
+  // the README's earlier advice: one proxy in front (its own X-Forwarded-For entry is the client)
+  if (/^(true|yes|on)$/i.test(t)) return 1;
+  if (/^\d+$/.test(t)) {
+    const n = Number(t);
+    if (n <= 32) return n;
+  }
+  const list = t.split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.filter((a) => !isProxyAddress(a));
+  if (list.length > 0 && bad.length === 0 && !/^\d+$/.test(t)) return list;
+  problems.push(
+    `FERRY_TRUST_PROXY must be false, a hop count 1-32, or a comma-separated list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal), got ${JSON.stringify(v)}`,
+  );
   return false;
 }
 
@@ -97,7 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = env.FERRY_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`FERRY_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const trustProxy = parseBool(env.FERRY_TRUST_PROXY, 'FERRY_TRUST_PROXY', problems);
+  const trustProxy = parseTrustProxy(env.FERRY_TRUST_PROXY, problems);
   const headersTimeoutMs = parseMs(env.FERRY_HEADERS_TIMEOUT_MS, 'FERRY_HEADERS_TIMEOUT_MS', 60_000, 100, problems);
   const bodyIdleTimeoutMs = parseMs(env.FERRY_BODY_IDLE_TIMEOUT_MS, 'FERRY_BODY_IDLE_TIMEOUT_MS', 60_000, 0, problems);
   const eventLoopStats = parseBool(env.FERRY_EVENT_LOOP_STATS, 'FERRY_EVENT_LOOP_STATS', problems);

@@ -20,7 +20,7 @@ export interface HttpServerOptions {
   logger: Logger;
   logLevel: string;
   /** Fastify's `trustProxy`: whom to believe about the client address. */
-  trustProxy: boolean;
+  trustProxy: false | number | string[];
   headersTimeoutMs: number;
   /** A request body that sends nothing for this long loses its connection (0 = off). */
   bodyIdleTimeoutMs: number;
@@ -133,10 +133,15 @@ function documentErrors(app: HttpApp): void {
   });
 }
 
+function trustHops(n: number): (addr: string, hop: number) => boolean {
+  return (_addr, hop) => hop < n;
+}
+
 export async function createHttpServer(o: HttpServerOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: o.logger as FastifyBaseLogger,
-    trustProxy: o.trustProxy,
+    // a hop count trusts the N nearest hops (what proxy-addr does for a number; Fastify's types take a function)
+    trustProxy: typeof o.trustProxy === 'number' ? trustHops(o.trustProxy) : o.trustProxy,
     bodyLimit: JSON_BODY_LIMIT,
     // No total request time limit (large uploads); slow headers time out, slow bodies idle out.
     requestTimeout: 0,
