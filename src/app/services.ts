@@ -61,7 +61,8 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const settings = new SettingsService(new SettingsRepo(db));
   const usersRepo = new UsersRepo(db);
   const twoFactor = new TwoFactorService(db, usersRepo, settings);
-  const auth = new AuthService(usersRepo, settings, new Lockout(db), new Tokens(db, o.secret), twoFactor);
+  const lockout = new Lockout(db);
+  const auth = new AuthService(usersRepo, settings, lockout, new Tokens(db, o.secret), twoFactor);
   const sshKeysRepo = new SshKeysRepo(db);
   const hashes = new HashIndexService(new HashIndexRepo(db));
   const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger);
@@ -70,7 +71,7 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const writeSets = new WriteSets({ fs, driverOf: (id) => storages.driverOf(id), journalDir: journalDirOf(config.dataDir), logger });
   const tasks = new TasksService(db, logger, usersRepo);
   const uploads = new UploadService({ fs, companions: sidecarUploads({ settings, writeSets, version }), tasks, spoolDir: join(config.dataDir, 'tmp') });
-  const shares = new SharesService({ users: usersRepo, fs }, new SharesRepo(db));
+  const shares = new SharesService({ users: usersRepo, fs, lockout }, new SharesRepo(db));
   const seeds: SeedsDeps = { fs, mounts: storages, settings, links, writeSets, tasks, shares, users: usersRepo, hashes, version };
   return {
     config,

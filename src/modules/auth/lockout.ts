@@ -17,8 +17,9 @@ export const userKey = (username: string) => `user:${username}`;
 export const addressKey = (ip: string) => `addr:${ip}`;
 /** Guesses of a user's one-time codes outside the login (2FA verify and disable). */
 export const otpKey = (userId: number) => `otp:${userId}`;
-/** Guesses of a share's password. */
+/** Guesses of a share's password, per share and per client address (apart from the address's logins). */
 export const shareKey = (id: string) => `share:${id}`;
+export const shareAddressKey = (ip: string) => `share-addr:${ip}`;
 
 /** An attempt that may go ahead; `settle` says how it ended. */
 export interface Reservation {

@@ -102,7 +102,7 @@ export function sharesRoutes(app: HttpApp, { shares: svc, fs, links }: SharesRou
   const download = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const params = req.params as { id: string; '*'?: string };
     const { pwd } = req.query as { pwd?: string };
-    const { row, files } = await svc.open(params.id, pwd);
+    const { row, files } = await svc.open(params.id, pwd, req.ip);
     const full = await svc.target(files, params['*'] ?? '');
     // HEAD, 304 and 416 deliver no content and are not counted.
     if (req.method === 'HEAD' || (await answersWithoutContent(fs, req, full))) return serveVirtual(fs, req, reply, full, 'direct');

@@ -19,7 +19,8 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { FsService } from '../fs/fs.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
-import { AppError, badRequest, conflict, forbidden, isAppError, notFound } from '../../lib/errors.js';
+import { AppError, badRequest, conflict, forbidden, isAppError, notFound, tooManyRequests } from '../../lib/errors.js';
+import { shareAddressKey, shareKey, type Lockout } from '../auth/lockout.js';
 import { cleanPath, stripBasePath, UnsafePathError } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
 import { isDriverError } from '../storages/drivers/index.js';
@@ -32,6 +33,7 @@ import { requirePerm, userPath } from '../fs/access.js';
 export const SHARE_NOT_FOUND = 'sharing not found';
 export const SHARE_INVALID = 'the share has expired or is no longer valid';
 export const WRONG_SHARE_CODE = 'wrong share code';
+export const SHARE_LOCKED = 'too many wrong share codes; try again later';
 /** Remark of the shares seed generation creates for its `openlist-share` sources (contract §10.3). */
 export const SEED_SHARE_REMARK = 'Transfer seed source';
 
@@ -141,7 +143,7 @@ function forViewer(viewer: User, full: string): string {
 
 export class SharesService {
   constructor(
-    private readonly deps: { users: Pick<UsersRepo, 'byId' | 'byUsername'>; fs: Pick<FsService, 'stat'> },
+    private readonly deps: { users: Pick<UsersRepo, 'byId' | 'byUsername'>; fs: Pick<FsService, 'stat'>; lockout: Pick<Lockout, 'reserve'> },
     readonly repo: SharesRepo,
   ) {}
 
@@ -326,13 +328,23 @@ export class SharesService {
 
   // ---------------------------------------------------------------- anonymous access (/sd)
 
-  /** The share to serve: 404 when unknown or invalid, 403 on a wrong password. */
-  async open(id: string, pwd: string | undefined): Promise<{ row: ShareRow; files: string[] }> {
+  /**
+   * The share to serve: 404 when unknown or invalid, 403 on a wrong password, 429 when the share or the
+   * client address (`ip`) used up its guesses (5 per 15 minutes each, as logins; see auth/lockout.ts). A
+   * request without a password (a browser's first visit) is no guess and does not count.
+   */
+  async open(id: string, pwd: string | undefined, ip: string): Promise<{ row: ShareRow; files: string[] }> {
     const row = await this.repo.byId(id);
     if (!row) throw notFound(SHARE_NOT_FOUND);
     const files = parseFiles(row);
     if (!(await this.isValid(row, files))) throw notFound(SHARE_INVALID);
-    if (row.password !== '' && !samePassword(pwd ?? '', row.password)) throw forbidden(WRONG_SHARE_CODE);
+    if (row.password === '') return { row, files };
+    if (!pwd) throw forbidden(WRONG_SHARE_CODE);
+    const attempt = await this.deps.lockout.reserve([shareKey(row.id), shareAddressKey(ip)]);
+    if (!attempt) throw tooManyRequests(SHARE_LOCKED);
+    const right = samePassword(pwd, row.password);
+    await attempt.settle(right ? 'success' : 'failure');
+    if (!right) throw forbidden(WRONG_SHARE_CODE);
     return { row, files };
   }
 
