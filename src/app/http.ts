@@ -18,6 +18,19 @@ import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
 import { twoFactorRoutes } from '../modules/two-factor/two-factor.routes.js';
 import { usersRoutes } from '../modules/users/users.routes.js';
 import type { Services } from './services.js';
+import { isAdmin } from '../modules/users/user.model.js';
+
+/** The data dir and every local storage's root folder (as configured and as resolved). */
+function hostPaths(s: Services): string[] {
+  const out = [s.config.dataDir];
+  for (const m of s.storages.list()) {
+    const configured = m.record.addition.root_folder_path;
+    if (typeof configured === 'string') out.push(configured);
+    const resolved = (m.driver as { root?: unknown } | null)?.root;
+    if (typeof resolved === 'string') out.push(resolved);
+  }
+  return out;
+}
 
 export async function buildHttpServer(s: Services): Promise<HttpApp> {
   const app = await createHttpServer({
@@ -31,6 +44,7 @@ export async function buildHttpServer(s: Services): Promise<HttpApp> {
     errorsAsHttp200: () => s.settings.getBool('api_errors_http_200'),
     guard: authGuard(s.auth),
     basePathOf: (req) => req.principal?.user.basePath,
+    hiddenPathsOf: (req) => (req.principal && isAdmin(req.principal.user) ? [] : hostPaths(s)),
   });
   healthRoutes(app, { pingDatabase: () => pingDatabase(s.database), storages: s.storages });
   authRoutes(app, s);

@@ -80,6 +80,15 @@ export interface ErrorMapperOptions {
   errorsAsHttp200: () => Promise<boolean>;
   /** The base path of the request's user: cut out of error messages (users see paths relative to it). */
   basePathOf: (req: FastifyRequest) => string | undefined;
+  /** Host paths (data dir, storage roots) this request's user must not see in a message (none for admins). */
+  hiddenPathsOf: (req: FastifyRequest) => readonly string[];
+}
+
+/** Replaces each host path (longest first) in the message by `…`: the last guard against leaking the server's layout. */
+export function hideHostPaths(body: ErrorReply, hidden: readonly string[]): ErrorReply {
+  let message = body.message;
+  for (const p of [...hidden].filter((x) => x.length > 1).sort((a, b) => b.length - a.length)) message = message.split(p).join('…');
+  return message === body.message ? body : { ...body, message };
 }
 
 export function installErrorMapper(app: FastifyInstance, o: ErrorMapperOptions): void {
@@ -99,7 +108,7 @@ export function installErrorMapper(app: FastifyInstance, o: ErrorMapperOptions):
       .send(body);
   };
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const body = hideBasePath(toErrorReply(err), o.basePathOf(req));
+    const body = hideHostPaths(hideBasePath(toErrorReply(err), o.basePathOf(req)), o.hiddenPathsOf(req));
     if (body.code >= 500) req.log.error({ err }, 'request failed');
     return send(reply, body);
   });

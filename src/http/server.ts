@@ -34,6 +34,8 @@ export interface HttpServerOptions {
   guard: AuthGuard;
   /** The base path of the request's user (cut out of error messages). */
   basePathOf: (req: FastifyRequest) => string | undefined;
+  /** Host paths the request's user must not see in error messages. */
+  hiddenPathsOf: (req: FastifyRequest) => readonly string[];
 }
 
 /**
@@ -152,7 +154,7 @@ export async function createHttpServer(o: HttpServerOptions): Promise<HttpApp> {
   app.setValidatorCompiler(validatorCompiler);
   installJsonParser(app);
   app.decorateRequest('principal', null);
-  installErrorMapper(app, { errorsAsHttp200: o.errorsAsHttp200, basePathOf: o.basePathOf });
+  installErrorMapper(app, { errorsAsHttp200: o.errorsAsHttp200, basePathOf: o.basePathOf, hiddenPathsOf: o.hiddenPathsOf });
   installAuthHook(app, o.guard);
   installBodyIdleTimeout(app, o.bodyIdleTimeoutMs);
   installUnreadBodyHandling(app);

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { OkOf, ok } from '../../http/envelope.js';
 import { UploadResultSchema } from './fs.schemas.js';
 import type { HttpApp } from '../../http/types.js';
-import { badRequest } from '../../lib/errors.js';
+import { badRequest, isAppError } from '../../lib/errors.js';
 import { parseUploadHeaders, type UploadService, type UploadSpec } from './upload.service.js';
 
 export interface UploadRouteDeps {
@@ -59,7 +59,10 @@ export function uploadRoutes(app: HttpApp, { uploads }: UploadRouteDeps): void {
         handler: async (req) => {
           const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: false });
           if (!req.isMultipart()) throw badRequest('body: multipart/form-data with a "file" field is required');
-          const part = await req.file();
+          const part = await req.file().catch((e: Error & { statusCode?: number }) => {
+            // the multipart parser's own faults (no boundary, broken headers) are the client's: 400, not 500
+            throw isAppError(e) || e.statusCode !== undefined ? e : badRequest(`body: malformed multipart body (${e.message})`);
+          });
           if (!part || part.fieldname !== 'file') throw badRequest('body: multipart field "file" is required');
           // A form field `as_task` sent before the file counts like the header and query.
           const field = part.fields.as_task;

@@ -73,13 +73,23 @@ function mapFsError(e: unknown, path: string): DriverError {
       return new DriverError('is_a_directory', `is a directory: ${path}`, { path, cause: e });
     case 'EACCES':
     case 'EPERM':
+    case 'EROFS':
       return new DriverError('permission', `permission denied: ${path}`, { path, cause: e });
+    case 'ENAMETOOLONG':
+      return new DriverError('invalid_name', `name too long: ${path}`, { path, cause: e });
+    case 'ELOOP':
+      return new DriverError('invalid_path', `too many levels of symbolic links: ${path}`, { path, cause: e });
     default:
-      return new DriverError('io', `${msg} (${path})`, { path, cause: e });
+      // Node's message quotes host paths (`ENOSPC: no space left on device, write '/srv/…'`): never sent to users
+      return new DriverError('io', `${msg.replace(/, \w+ '.*$/s, '').replace(/'\/[^']*'/g, "'…'")} (${path})`, { path, cause: e });
   }
 }
 
 const mtimeKey = (st: Stats) => Math.floor(st.mtimeMs);
+
+/** Longer than a file name may be on Linux file systems (NAME_MAX, in bytes). */
+const NAME_MAX = 255;
+const tooLong = (name: string) => name.length > NAME_MAX / 3 && Buffer.byteLength(name) > NAME_MAX;
 
 async function exists(abs: string): Promise<Stats | null> {
   try {
@@ -142,6 +152,8 @@ export class LocalDriver implements StorageDriver {
   /** Host path for an in-storage path (validated). */
   abs(path: string): string {
     const segs = checkPath(path);
+    // refused before any disk change (a mkdir -p would otherwise create the parents first)
+    if (segs.some(tooLong)) throw new DriverError('invalid_name', `name too long: ${path}`, { path });
     return segs.length ? join(this.root, ...segs) : this.root;
   }
 
@@ -299,6 +311,7 @@ export class LocalDriver implements StorageDriver {
 
   async rename(path: string, newName: string): Promise<Entry> {
     checkName(newName);
+    if (tooLong(newName)) throw new DriverError('invalid_name', `name too long: ${newName}`, { path });
     checkPath(path);
     return this.move(path, joinPath(parentOf(path), newName));
   }
