@@ -64,7 +64,7 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const lockout = new Lockout(db);
   const auth = new AuthService(usersRepo, settings, lockout, new Tokens(db, o.secret), twoFactor);
   const sshKeysRepo = new SshKeysRepo(db);
-  const hashes = new HashIndexService(new HashIndexRepo(db));
+  const hashes = new HashIndexService(new HashIndexRepo(db), logger);
   const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger);
   const fs = new FsService(storages, sidecarCompanions({ settings }));
   const links = new Links(settings, config.siteUrl);

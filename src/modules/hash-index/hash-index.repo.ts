@@ -20,13 +20,27 @@ function hashesOf(r: { md5: string | null; sha1: string | null; sha256: string |
   return h;
 }
 
+/** Length in Unicode code points (a lone surrogate, stored as U+FFFD, counts one as well). */
+const codePoints = (s: string): number => [...s].length;
+
 export class HashIndexRepo {
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Rows at `path` or below it. Prefix test by substr, so `%`/`_` in names need no escaping. */
+  /**
+   * Rows at `path` or below it. Prefix test by substr, so `%`/`_` in names need no escaping and no
+   * collation is involved (a range comparison would depend on PostgreSQL's database collation). Lengths
+   * are counted in code points: that is what `substr` counts on UTF-8 text in both SQLite and PostgreSQL,
+   * whereas a JavaScript `.length` counts UTF-16 units (two for 😀 or 𝔘). Combining marks and NFC/NFD
+   * spellings are separate code points on both sides, so they need nothing more.
+   */
   private under(path: string) {
     const prefix = path === '/' ? '/' : path + '/';
-    return sql<boolean>`(path = ${path} or substr(path, 1, ${prefix.length}) = ${prefix})`;
+    return sql<boolean>`(path = ${path} or substr(path, 1, ${codePoints(prefix)}) = ${prefix})`;
+  }
+
+  /** `dst` followed by what comes after `src` in a row's path (rows selected by `under(src)`). */
+  private rebased(src: string, dst: string) {
+    return sql<string>`${dst} || substr(path, ${codePoints(src) + 1})`;
   }
 
   async get(storageId: number, path: string): Promise<HashRow | undefined> {
@@ -54,7 +68,7 @@ export class HashIndexRepo {
       await trx.deleteFrom('hash_index').where('storage_id', '=', storageId).where(this.under(dst)).execute();
       await trx
         .updateTable('hash_index')
-        .set({ path: sql`${dst} || substr(path, ${src.length + 1})` })
+        .set({ path: this.rebased(src, dst) })
         .where('storage_id', '=', storageId)
         .where(this.under(src))
         .execute();
@@ -71,7 +85,7 @@ export class HashIndexRepo {
         .expression(
           trx
             .selectFrom('hash_index')
-            .select(['storage_id', sql<string>`${dst} || substr(path, ${src.length + 1})`.as('path'), 'size', 'mtime', 'md5', 'sha1', 'sha256'])
+            .select(['storage_id', this.rebased(src, dst).as('path'), 'size', 'mtime', 'md5', 'sha1', 'sha256'])
             .where('storage_id', '=', storageId)
             .where(this.under(src)),
         )

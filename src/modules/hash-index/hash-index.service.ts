@@ -4,10 +4,18 @@
  * storage's rows current through the `HashIndex` port they are given (`forStorage`): a committed write
  * records its digests, moves and copies re-key them, removals forget them. A row is valid only for the
  * size and mtime (integer milliseconds) it was recorded with.
+ *
+ * The index is a cache that must never lie, and its failures must never fail a request whose disk change
+ * is already done. So the port never rejects: a refused read answers "unknown", a refused write is
+ * dropped, and a refused move/copy degrades to forgetting the rows involved. A refused forget is kept as
+ * a doubt (hash-index.doubts.ts): rows at or below a doubted path are not trusted, nor returned by
+ * `find`, nor carried elsewhere by a move or copy, until a retry (before each later use) deletes them.
+ * Doubts live in this process only; a row that outlives one keeps its size+mtime key as last defence.
  */
 import type { Hashes } from '../../lib/hashes.js';
 import { HASH_NAMES } from '../../lib/hashes.js';
 import type { HashIndex } from '../storages/drivers/types.js';
+import { Doubts } from './hash-index.doubts.js';
 import type { HashIndexRepo } from './hash-index.repo.js';
 
 export interface IndexedFile {
@@ -16,27 +24,95 @@ export interface IndexedFile {
   path: string;
 }
 
-export class HashIndexService {
-  constructor(private readonly repo: HashIndexRepo) {}
+/** Where refused index updates are reported (the app logger). */
+export interface IndexLog {
+  warn(obj: object, msg: string): void;
+}
 
-  /** The index of one storage, as its driver uses it. */
+export class HashIndexService {
+  private readonly doubts = new Doubts();
+
+  constructor(
+    private readonly repo: HashIndexRepo,
+    private readonly log?: IndexLog,
+  ) {}
+
+  /** The index of one storage, as its driver uses it. Never rejects (see above). */
   forStorage(storageId: number): HashIndex {
     const repo = this.repo;
     const get = async (path: string, size: number, mtimeMs: number): Promise<Hashes | undefined> => {
-      const r = await repo.get(storageId, path);
-      return r && r.size === size && r.mtime === mtimeMs ? r.hashes : undefined;
+      await this.retry(storageId);
+      if (this.doubts.covers(storageId, path)) return undefined;
+      try {
+        const r = await repo.get(storageId, path);
+        return r && r.size === size && r.mtime === mtimeMs ? r.hashes : undefined;
+      } catch (e) {
+        this.refused(storageId, 'get', path, e);
+        return undefined;
+      }
     };
     return {
       get,
-      async put(path, size, mtimeMs, hashes) {
+      put: async (path, size, mtimeMs, hashes) => {
         // merged with what is known for the same content; anything recorded for other content is replaced
         const known = (await get(path, size, mtimeMs)) ?? {};
-        await repo.upsert(storageId, path, size, mtimeMs, { ...known, ...hashes });
+        await repo.upsert(storageId, path, size, mtimeMs, { ...known, ...hashes }).catch((e: unknown) => this.refused(storageId, 'put', path, e));
       },
-      invalidate: (path) => repo.deleteUnder(storageId, path),
-      move: (src, dst) => repo.move(storageId, src, dst),
-      copy: (src, dst) => repo.copy(storageId, src, dst),
+      invalidate: async (path) => {
+        await this.retry(storageId);
+        await this.forgetOrDoubt(storageId, path);
+      },
+      move: (src, dst) => this.rekey(storageId, 'move', src, dst),
+      copy: (src, dst) => this.rekey(storageId, 'copy', src, dst),
     };
+  }
+
+  private refused(storageId: number, op: string, path: string, e: unknown): void {
+    this.log?.warn({ err: e instanceof Error ? e.message : String(e), storageId, path }, `hash index ${op} failed; its rows are forgotten`);
+  }
+
+  /** Deletes the rows at and below `path`; when the database refuses, doubts them instead. */
+  private async forgetOrDoubt(storageId: number, path: string): Promise<void> {
+    try {
+      await this.repo.deleteUnder(storageId, path);
+    } catch (e) {
+      this.refused(storageId, 'forget', path, e);
+      this.doubts.add(storageId, path);
+    }
+  }
+
+  /** Retries the storage's doubted paths, oldest first; stops at the first refusal (the database is still down). */
+  private async retry(storageId: number): Promise<void> {
+    for (const path of this.doubts.of(storageId)) {
+      const gen = this.doubts.generation;
+      try {
+        await this.repo.deleteUnder(storageId, path);
+      } catch {
+        return;
+      }
+      // doubted again meanwhile: keep it for the next retry
+      if (this.doubts.generation === gen) this.doubts.settle(storageId, path);
+    }
+  }
+
+  /**
+   * Re-keys (move) or duplicates (copy) the rows of `src` and below as `dst`. Rows under a doubt are never
+   * carried out of it; when that is the case, or the database refuses, or something was doubted while
+   * the update ran, the rows of `dst` (and of `src` for a move) are forgotten instead.
+   */
+  private async rekey(storageId: number, op: 'move' | 'copy', src: string, dst: string): Promise<void> {
+    await this.retry(storageId);
+    const gen = this.doubts.generation;
+    if (!this.doubts.covers(storageId, src, true)) {
+      try {
+        await this.repo[op](storageId, src, dst);
+        if (this.doubts.generation === gen) return;
+      } catch (e) {
+        this.refused(storageId, op, src, e);
+      }
+    }
+    if (op === 'move') await this.forgetOrDoubt(storageId, src);
+    await this.forgetOrDoubt(storageId, dst);
   }
 
   /**
@@ -44,6 +120,7 @@ export class HashIndexService {
    * duplicates. Callers re-check each against what its storage says now: rows may be stale.
    */
   async find(want: Hashes, size: number, perHash = 64): Promise<IndexedFile[]> {
+    for (const id of this.doubts.storages()) await this.retry(id);
     const seen = new Set<string>();
     const out: IndexedFile[] = [];
     for (const alg of HASH_NAMES) {
@@ -51,7 +128,7 @@ export class HashIndexService {
       if (!h) continue;
       for (const r of await this.repo.find(alg, h, size, perHash)) {
         const key = `${r.storageId}:${r.path}`;
-        if (seen.has(key)) continue;
+        if (seen.has(key) || this.doubts.covers(r.storageId, r.path)) continue;
         seen.add(key);
         out.push(r);
       }
@@ -64,13 +141,18 @@ export class HashIndexService {
     return this.forStorage(storageId).put(path, size, mtimeMs, hashes);
   }
 
-  /** Forgets a path and everything below it (e.g. a recorded object that is gone). */
+  /** Forgets a path and everything below it (e.g. a recorded object that is gone). Never rejects. */
   forget(storageId: number, path: string): Promise<void> {
-    return this.repo.deleteUnder(storageId, path);
+    return this.forStorage(storageId).invalidate(path);
   }
 
-  /** Drops a whole storage's rows (deleted, or its root or options changed). */
-  clearStorage(storageId: number): Promise<void> {
-    return this.repo.deleteStorage(storageId);
+  /** Drops a whole storage's rows (deleted, or its root or options changed). Rejects when refused, and then doubts them all. */
+  async clearStorage(storageId: number): Promise<void> {
+    try {
+      await this.repo.deleteStorage(storageId);
+    } catch (e) {
+      this.doubts.add(storageId, '/');
+      throw e;
+    }
   }
 }

@@ -86,6 +86,15 @@ function mapFsError(e: unknown, path: string): DriverError {
 }
 
 const mtimeKey = (st: Stats) => Math.floor(st.mtimeMs);
+/** Same inode, size and mtime: as far as stat can tell, the bytes did not change in between. */
+const sameFile = (a: Stats, b: Stats) => a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+/** A file a copy made, with the digests of the source bytes it was made from. */
+interface CopiedFile {
+  dst: string;
+  copy: Stats;
+  hashes: Hashes;
+}
 
 /** Longer than a file name may be on Linux file systems (NAME_MAX, in bytes). */
 const NAME_MAX = 255;
@@ -257,7 +266,7 @@ export class LocalDriver implements StorageDriver {
         fsp
           .stat(abs)
           .then((now) =>
-            now.ino === st.ino && now.size === st.size && now.mtimeMs === st.mtimeMs ? this.index.put(path, st.size, mtimeKey(st), digests) : undefined,
+            sameFile(now, st) ? this.index.put(path, st.size, mtimeKey(st), digests) : undefined,
           )
           .catch(() => undefined)
           .finally(() => cb());
@@ -363,7 +372,7 @@ export class LocalDriver implements StorageDriver {
     const { sst } = await this.prepareTransfer(src, dst, opts, 'copy');
     const b = this.abs(dst);
     const tmp = join(dirname(b), tmpName());
-    const copied: { src: string; dst: string; st: Stats }[] = [];
+    const copied: CopiedFile[] = [];
     try {
       if (sst.isDirectory()) await this.copyTree(this.abs(src), tmp, src, dst, copied);
       else await this.copyOneFile(this.abs(src), tmp, sst, src, dst, copied);
@@ -384,27 +393,35 @@ export class LocalDriver implements StorageDriver {
     }
     await this.index.invalidate(dst);
     for (const c of copied) {
-      const h = await this.index.get(c.src, c.st.size, mtimeKey(c.st));
-      if (!h) continue;
+      // only while the copy at `dst` is still the file made from those bytes
       const now = await fsp.stat(this.abs(c.dst)).catch(() => null);
-      if (now) await this.index.put(c.dst, now.size, mtimeKey(now), h);
+      if (now && sameFile(now, c.copy)) await this.index.put(c.dst, now.size, mtimeKey(now), c.hashes);
     }
     return this.stat(dst);
   }
 
-  private async copyOneFile(a: string, b: string, st: Stats, srcPath: string, dstPath: string, copied: { src: string; dst: string; st: Stats }[]): Promise<void> {
+  /**
+   * Copies one file; when the index knew the source's digests before the copy and the source is the same
+   * file (inode, size, mtime) after it, the copy is listed with them: these are the bytes hashed.
+   */
+  private async copyOneFile(a: string, b: string, st: Stats, srcPath: string, dstPath: string, copied: CopiedFile[]): Promise<void> {
+    const known = await this.index.get(srcPath, st.size, mtimeKey(st));
     await fsp.copyFile(a, b, fsc.COPYFILE_FICLONE | fsc.COPYFILE_EXCL);
     await fsp.utimes(b, st.atime, st.mtime);
     const fh = await fsp.open(b, 'r+');
+    let copy: Stats;
     try {
       await fh.sync();
+      copy = await fh.stat();
     } finally {
       await fh.close();
     }
-    copied.push({ src: srcPath, dst: dstPath, st });
+    if (!known) return;
+    const after = await fsp.stat(a).catch(() => null);
+    if (after && sameFile(after, st)) copied.push({ dst: dstPath, copy, hashes: known });
   }
 
-  private async copyTree(a: string, b: string, srcPath: string, dstPath: string, copied: { src: string; dst: string; st: Stats }[]): Promise<void> {
+  private async copyTree(a: string, b: string, srcPath: string, dstPath: string, copied: CopiedFile[]): Promise<void> {
     const dst = await fsp.stat(a);
     await fsp.mkdir(b, { mode: this.dirMode });
     for (const d of await fsp.readdir(a, { withFileTypes: true })) {

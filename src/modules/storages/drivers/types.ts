@@ -242,7 +242,9 @@ export interface OptionDescriptor {
 
 // ---------------------------------------------------------------------------------------------
 // Hash index (local driver). Keyed by path inside the storage; valid only for the size and
-// mtime (integer milliseconds, `Math.floor(stat.mtimeMs)`) it was recorded for.
+// mtime (integer milliseconds, `Math.floor(stat.mtimeMs)`) it was recorded for. Drivers call it
+// after their disk change is done, so an implementation never rejects: when its store fails it
+// answers "unknown" and forgets (or stops trusting) the rows involved; it never keeps a stale one.
 
 export interface HashIndex {
   /** Hashes recorded for exactly this size+mtime, else undefined. */
