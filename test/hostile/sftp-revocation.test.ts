@@ -19,7 +19,7 @@ import type { SFTPWrapper } from 'ssh2';
 import { closeApp, openApp, type App } from '../../src/app/bootstrap.js';
 import { startSftp } from '../../src/app/serve.js';
 import type { SftpServer } from '../../src/modules/sftp/sftp.server.js';
-import { forEachDialect, type Harness } from '../support/harness.js';
+import { forEachDialect, type ApiReply, type Harness } from '../support/harness.js';
 import { call, keygen, SFTP_READ, SFTP_WRITE, ssh2Sftp, type Key, type SftpErr } from '../sftp/support.js';
 
 const T = { timeout: 120_000 };
@@ -137,7 +137,7 @@ forEachDialect('sftp: revocation reaches open sessions', (h: () => Harness) => {
       const deadline = Date.now() + REVOKE_WAIT_MS;
       let refusal: SftpErr | null = null;
       for (let i = 0; i < 200 && Date.now() < deadline && !refusal; i++) {
-        const r = await req(o, (cb) => o.sftp.write(up.handle, chunk, 0, chunk.length, up.offset, cb));
+        const r = await req<void>(o, (cb) => o.sftp.write(up.handle, chunk, 0, chunk.length, up.offset, cb));
         if (r.err) refusal = r.err;
         else {
           up.offset += chunk.length;
@@ -158,11 +158,12 @@ forEachDialect('sftp: revocation reaches open sessions', (h: () => Harness) => {
       for (const name of ['dis', 'del', 'nob10', 'nob11', 'pwch', 'keydel', 'based', 'steady']) {
         ids[name] = await h().createUser(name, pw(name), { permission: SFTP_READ | SFTP_WRITE, base_path: '/' });
         tokens[name] = await h().login(name, pw(name));
-        keys[name] = keygen(`revoke-${name}`, 'ed25519');
-        const extra = keygen(`revoke-${name}-spare`, 'ed25519');
-        for (const [title, k] of [['main', keys[name]!], ['spare', extra]] as const) {
-          const r = await h().post('/api/me/sshkey/add', { title, key: k.pub }, { token: tokens[name] });
-          assert.equal(r.status, 200, r.body.message);
+        const main = keygen(`revoke-${name}`, 'ed25519');
+        keys[name] = main;
+        const pairs: Array<[string, Key]> = [['main', main], ['spare', keygen(`revoke-${name}-spare`, 'ed25519')]];
+        for (const [title, k] of pairs) {
+          const added: ApiReply = await h().post('/api/me/sshkey/add', { title, key: k.pub }, { token: tokens[name] });
+          assert.equal(added.status, 200, added.body.message);
         }
         const list = await h().get('/api/me/sshkey/list', { token: tokens[name] });
         keyIds[name] = (list.body.data.content as Array<{ id: number; title: string }>).sort((a, b) => (a.title < b.title ? -1 : 1)).map((k) => k.id);

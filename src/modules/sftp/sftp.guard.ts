@@ -89,7 +89,7 @@ export class SessionGuard {
     const started = this.now();
     try {
       const state = await this.deps.users.withKey(this.grant.user.id, this.grant.keyId);
-      if (this.verdict.ok) this.settle(judge(this.grant, state), started);
+      this.settle(judge(this.grant, state), started);
       return this.verdict;
     } catch {
       return { ok: false, final: false, reason: 'the session could not be verified (database unavailable); try again' };
