@@ -11,13 +11,15 @@
  *    with the client address, so failures count toward the shared lockout and the checks
  *    run in the contract's order. A user with 2FA cannot pass it without a code: such users
  *    log in with a key only.
- *  - Either way the user must be enabled and hold bit 10.
+ *  - Either way the user must be enabled and hold bit 10. What the login granted (the user,
+ *    the key used) is handed on: sftp.guard.ts re-checks it while the session lasts.
  */
 import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType } from 'ssh2';
 import type { SftpDeps } from './sftp.deps.js';
 import { staticHash } from '../auth/password.js';
 import { can, Perm, type User } from '../users/user.model.js';
+import type { LoginGrant } from './sftp.guard.js';
 
 export type AuthOutcome =
   | { kind: 'accepted'; user: User }
@@ -45,7 +47,7 @@ export class SftpAuthenticator {
    * Answers one ssh2 authentication request (calls accept/reject) and reports what happened.
    * `onLogin` runs just before the final accept: ssh2 emits `ready` from inside accept().
    */
-  async handle(actx: AuthContext, ip: string, onLogin: (user: User) => void): Promise<AuthOutcome> {
+  async handle(actx: AuthContext, ip: string, onLogin: (grant: LoginGrant) => void): Promise<AuthOutcome> {
     const methods = await this.methods();
     const reject = (reason: string): AuthOutcome => {
       actx.reject(methods);
@@ -71,7 +73,7 @@ export class SftpAuthenticator {
         if (!key || key instanceof Error) return reject('stored key cannot be used for SFTP');
         if (key.verify(actx.blob, actx.signature, actx.hashAlgo) !== true) return reject('signature does not verify');
         await this.deps.keys.touch(Number(row.id), Date.now());
-        onLogin(user);
+        onLogin({ user, keyId: Number(row.id) });
         actx.accept();
         return { kind: 'accepted', user };
       }
@@ -84,7 +86,7 @@ export class SftpAuthenticator {
           return reject((e as Error).message);
         }
         if (!can(user, Perm.SFTP_READ)) return reject('user is not allowed to access via SFTP');
-        onLogin(user);
+        onLogin({ user, keyId: null });
         actx.accept();
         return { kind: 'accepted', user };
       }

@@ -16,7 +16,8 @@ export interface SftpDeps {
   auth: Pick<AuthService, 'checkCredentials'>;
   /** Key logins: the user's registered keys. */
   keys: Pick<SshKeysRepo, 'listByUser' | 'touch'>;
-  users: Pick<UsersRepo, 'byUsername'>;
+  /** Logins look users up by name; open sessions re-check theirs by id (sftp.guard.ts). */
+  users: Pick<UsersRepo, 'byUsername' | 'withKey'>;
   settings: SettingsReader;
   logger: Logger;
   version: string;

@@ -8,9 +8,9 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection } from 'ssh2';
 import type { SftpDeps } from './sftp.deps.js';
-import type { User } from '../users/user.model.js';
 import { loadHostKeys, type HostKey } from './host-keys.js';
 import { SftpAuthenticator } from './sftp.auth.js';
+import { SessionGuard, type LoginGrant } from './sftp.guard.js';
 import { SftpSession } from './sftp.session.js';
 
 /** Failed authentication attempts before the connection is dropped (as OpenSSH's MaxAuthTries). */
@@ -49,7 +49,7 @@ export async function startSftpServer(deps: SftpDeps, listen: { host: string; po
     }
     connections.add(client);
     const ip = normaliseIp(info.ip);
-    let user: User | null = null;
+    let grant: LoginGrant | null = null;
     let failures = 0;
     const grace = setTimeout(() => {
       log.info({ ip }, 'sftp login timed out');
@@ -58,7 +58,7 @@ export async function startSftpServer(deps: SftpDeps, listen: { host: string; po
     grace.unref();
 
     client.on('authentication', (actx) => {
-      auth.handle(actx, ip, (u) => (user = u)).then(
+      auth.handle(actx, ip, (g) => (grant = g)).then(
         (outcome) => {
           if (outcome.kind === 'accepted') {
             log.info({ ip, user: outcome.user.username, method: actx.method }, 'sftp login');
@@ -80,20 +80,32 @@ export async function startSftpServer(deps: SftpDeps, listen: { host: string; po
 
     client.on('ready', () => {
       clearTimeout(grace);
-      const who = user;
-      if (!who) {
+      if (!grant) {
         client.end();
         return;
       }
+      const who = grant.user;
+      // Re-checks the login's rights while the connection lasts (sftp.guard.ts).
+      const guard = new SessionGuard(deps, grant);
+      const mine = new Set<SftpSession>();
+      guard.onRevoked((reason) => {
+        log.info({ ip, user: who.username, reason }, 'sftp session revoked');
+        // Unfinished uploads are aborted before the connection goes (nothing is committed).
+        void Promise.all([...mine].map((s) => s.shutdown(`the session was revoked (${reason})`))).finally(() => client.end());
+      });
       client.on('session', (accept) => {
         const session = accept();
         session.on('sftp', (acceptSftp) => {
           if (closing) return;
           const sftp = acceptSftp();
-          const s = new SftpSession(deps, who, sftp, log.child({ user: who.username }));
+          const s = new SftpSession(deps, guard, sftp, log.child({ user: who.username }));
           sessions.add(s);
+          mine.add(s);
           sftp.on('close', () => {
-            void s.shutdown('the SFTP channel closed').finally(() => sessions.delete(s));
+            void s.shutdown('the SFTP channel closed').finally(() => {
+              sessions.delete(s);
+              mine.delete(s);
+            });
           });
         });
         // shell, exec, pty, subsystems other than sftp: no listener, so ssh2 refuses them.

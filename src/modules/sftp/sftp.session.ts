@@ -11,6 +11,9 @@
  *    sequential. A failed write, an out-of-order write or a session that ends before CLOSE
  *    aborts the upload and leaves nothing behind.
  *  - Bit 10 (login + read) is checked at login; every write needs bit 11.
+ *  - Every request first asks the connection's guard (sftp.guard.ts) whether the login's
+ *    rights still hold: a revoked session answers PERMISSION_DENIED (and the server ends
+ *    it); a session that lost bit 11 turns read-only and aborts its unfinished uploads.
  */
 import { PassThrough, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
@@ -19,7 +22,8 @@ import { assertSafeName, cleanPath, joinBasePath, stripBasePath } from '../../li
 import { type Located } from '../fs/fs.service.js';
 import type { SftpDeps } from './sftp.deps.js';
 import { isDriverError, type Entry } from '../storages/drivers/index.js';
-import { can, Perm, type User } from '../users/user.model.js';
+import type { User } from '../users/user.model.js';
+import type { SessionGuard, Verdict } from './sftp.guard.js';
 import {
   attrsOf,
   denied,
@@ -152,17 +156,21 @@ export class SftpSession {
   private readonly committing = new Set<Promise<void>>();
   private nextId = 1;
   private ended = false;
+  /** Fixed for the session: a change of base path ends it (sftp.guard.ts). */
   private readonly base: string;
-  private readonly writable: boolean;
+  /** The user as last re-checked, and whether they may write (bit 11) now. */
+  private user: User;
+  private writable: boolean;
 
   constructor(
     private readonly deps: Pick<SftpDeps, 'fs' | 'uploads'>,
-    private readonly user: User,
+    private readonly guard: SessionGuard,
     private readonly sftp: SFTPWrapper,
     private readonly log: Logger,
   ) {
-    this.base = cleanPath(user.basePath);
-    this.writable = can(user, Perm.SFTP_WRITE);
+    this.user = guard.grant.user;
+    this.base = cleanPath(this.user.basePath);
+    this.writable = false; // set by the verdict every request gets first (admit)
     this.attach();
   }
 
@@ -183,14 +191,22 @@ export class SftpSession {
       s.on(event, (reqid: number, ...args: unknown[]) => {
         // Taken before the request runs: CLOSE forgets its handle while it works.
         const v = views(...args);
-        let r: Promise<void> | void;
-        try {
-          r = fn.call(this, reqid, ...args);
-        } catch (e) {
-          this.fail(reqid, e, v);
-          return;
-        }
-        if (r) r.catch((e: unknown) => this.fail(reqid, e, v));
+        const run = (verdict: Verdict) => {
+          if (!this.admit(reqid, verdict)) return;
+          let r: Promise<void> | void;
+          try {
+            r = fn.call(this, reqid, ...args);
+          } catch (e) {
+            this.fail(reqid, e, v);
+            return;
+          }
+          if (r) r.catch((e: unknown) => this.fail(reqid, e, v));
+        };
+        // Synchronous while the guard's verdict is fresh; otherwise requests wait for the
+        // same re-check and then run in the order they arrived.
+        const verdict = this.guard.current();
+        if (verdict instanceof Promise) void verdict.then(run);
+        else run(verdict);
       });
     };
     const pathViews = (p: unknown) => this.views(String(p));
@@ -212,6 +228,31 @@ export class SftpSession {
     route('FSETSTAT', this.onFsetstat, (h) => this.handleViews(h as Buffer));
     route('READLINK', (reqid: number) => this.reply(reqid, Status.OP_UNSUPPORTED, 'symbolic links are not supported'));
     route('SYMLINK', (reqid: number) => this.reply(reqid, Status.OP_UNSUPPORTED, 'symbolic links are not supported'));
+  }
+
+  /** Applies the guard's verdict; false (and the request refused) when it does not pass. */
+  private admit(reqid: number, verdict: Verdict): boolean {
+    if (this.ended) return false;
+    if (!verdict.ok) {
+      this.reply(reqid, verdict.final ? Status.PERMISSION_DENIED : Status.FAILURE, verdict.final ? `permission denied: the session was revoked (${verdict.reason})` : verdict.reason);
+      return false;
+    }
+    this.apply(verdict);
+    return true;
+  }
+
+  private apply(verdict: Verdict & { ok: true }): void {
+    this.user = verdict.user;
+    if (this.writable && !verdict.writable) {
+      // Bit 11 was withdrawn: uploads not yet closed are aborted (nothing is committed).
+      for (const h of this.handles.values()) {
+        if (h.kind === 'write' && !h.settled) {
+          h.error ??= denied('permission denied: this user may no longer write over SFTP');
+          h.pass.destroy(h.error);
+        }
+      }
+    }
+    this.writable = verdict.writable;
   }
 
   private reply(reqid: number, code: number, message?: string): void {

@@ -49,6 +49,26 @@ export class UsersRepo {
     return r ? toUser(r) : null;
   }
 
+  /**
+   * The user and whether SSH key `keyId` (when given) is still one of theirs, in one query
+   * on the two primary keys: what an open SFTP session re-checks (null: the user is gone).
+   */
+  async withKey(id: number, keyId: number | null): Promise<{ user: User; keyPresent: boolean } | null> {
+    const r = await this.db
+      .selectFrom('users')
+      .selectAll('users')
+      .select((eb) =>
+        eb
+          .exists(eb.selectFrom('ssh_keys').select('ssh_keys.id').where('ssh_keys.id', '=', keyId ?? -1).whereRef('ssh_keys.user_id', '=', 'users.id'))
+          .as('key_present'),
+      )
+      .where('users.id', '=', id)
+      .executeTakeFirst();
+    if (!r) return null;
+    // PostgreSQL answers a boolean, SQLite 0/1.
+    return { user: toUser(r), keyPresent: keyId !== null && Number(r.key_present) === 1 };
+  }
+
   async byRole(role: number): Promise<User | null> {
     const r = await this.db.selectFrom('users').selectAll().where('role', '=', role).orderBy('id').executeTakeFirst();
     return r ? toUser(r) : null;
