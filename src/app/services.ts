@@ -60,8 +60,8 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const { db } = database;
   const settings = new SettingsService(new SettingsRepo(db));
   const usersRepo = new UsersRepo(db);
-  const twoFactor = new TwoFactorService(db, usersRepo, settings);
   const lockout = new Lockout(db);
+  const twoFactor = new TwoFactorService(db, usersRepo, settings, lockout);
   const auth = new AuthService(usersRepo, settings, lockout, new Tokens(db, o.secret), twoFactor);
   const sshKeysRepo = new SshKeysRepo(db);
   const hashes = new HashIndexService(new HashIndexRepo(db), logger);

@@ -6,7 +6,8 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { badRequest, conflict, forbidden } from '../../lib/errors.js';
+import { badRequest, conflict, forbidden, tooManyRequests } from '../../lib/errors.js';
+import { otpKey, type Lockout } from '../auth/lockout.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
 import { isGuest, type User } from '../users/user.model.js';
@@ -24,8 +25,21 @@ export class TwoFactorService {
     private readonly db: Kysely<DB>,
     private readonly users: UsersRepo,
     private readonly settings: SettingsService,
+    private readonly lockout: Pick<Lockout, 'reserve'>,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * A code checked outside the login (disable, verify) is a guess against the user's `otp:` lockout key: five
+   * wrong ones in 15 minutes, however many arrive at once, then 429. (At login the username key counts them.)
+   */
+  private async guess(userId: number, secret: string, code: string): Promise<boolean> {
+    const attempt = await this.lockout.reserve([otpKey(userId)]);
+    if (!attempt) throw tooManyRequests('too many wrong 2FA codes; try again later');
+    const right = await this.consume(userId, secret, code);
+    await attempt.settle(right ? 'success' : 'failure');
+    return right;
+  }
 
   /** A new secret and the QR code of its otpauth:// URI. Nothing is stored. */
   async generate(user: User): Promise<{ qr: string; secret: string; uri: string }> {
@@ -63,7 +77,7 @@ export class TwoFactorService {
     if (user.otpSecret) throw conflict('2FA is already enabled');
     const clean = secret.trim().toUpperCase().replace(/=+$/, '');
     if (!/^[A-Z2-7]{16,128}$/.test(clean)) throw badRequest('secret: not a base32 2FA secret');
-    if (!(await this.consume(user.id, clean, code))) throw badRequest(INVALID_CODE);
+    if (!(await this.guess(user.id, clean, code))) throw badRequest(INVALID_CODE);
     await this.users.update(user.id, { otpSecret: clean });
   }
 
@@ -75,7 +89,7 @@ export class TwoFactorService {
   async disable(user: User, code: string): Promise<void> {
     if (isGuest(user)) throw forbidden('Guest user can not change 2FA');
     if (!user.otpSecret) throw badRequest('2FA is not enabled');
-    if (!(await this.consume(user.id, user.otpSecret, code))) throw badRequest(INVALID_CODE);
+    if (!(await this.guess(user.id, user.otpSecret, code))) throw badRequest(INVALID_CODE);
     await this.users.update(user.id, { otpSecret: '' });
   }
 
