@@ -26,8 +26,7 @@ function hostPaths(s: Services): string[] {
   for (const m of s.storages.list()) {
     const configured = m.record.addition.root_folder_path;
     if (typeof configured === 'string') out.push(configured);
-    const resolved = (m.driver as { root?: unknown } | null)?.root;
-    if (typeof resolved === 'string') out.push(resolved);
+    if (m.driver?.hostPath) out.push(m.driver.hostPath);
   }
   return out;
 }

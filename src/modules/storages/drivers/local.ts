@@ -159,6 +159,10 @@ export class LocalDriver implements StorageDriver {
   }
 
   /** Host path for an in-storage path (validated). */
+  get hostPath(): string {
+    return this.root;
+  }
+
   abs(path: string): string {
     const segs = checkPath(path);
     // refused before any disk change (a mkdir -p would otherwise create the parents first)

@@ -128,6 +128,8 @@ export interface StorageDriver {
   readonly capabilities: DriverCapabilities;
   /** Options after validation and normalisation (what the admin API persists as `addition`). */
   readonly options: Readonly<Record<string, unknown>>;
+  /** The host folder behind the storage, when there is one (never shown to users). */
+  readonly hostPath?: string;
 
   list(path: string): Promise<Entry[]>;
   stat(path: string): Promise<Entry>;
