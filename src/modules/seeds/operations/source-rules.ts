@@ -156,14 +156,14 @@ export function checkSourceUrl(source: SeedSource, sctx: SourceContext): SourceC
   const prefix = SOURCE_PREFIX[source.type];
   if (!prefix) return { usable: false, reason: `source type ${JSON.stringify(source.type)} cannot be fetched (openlist-direct or openlist-share only)` };
   if (!u.pathname.startsWith(host.base + prefix)) return { usable: false, reason: `a ${source.type} URL must have a path starting with ${host.base + prefix}` };
-  if (source.type === 'openlist-direct' && host.site && sctx.verifySiteDirect) {
-    const refused = siteDirectRefusal(u, host.base, sctx.verifySiteDirect);
-    if (refused) return { usable: false, reason: refused };
-  }
   if (source.expires_at !== undefined && source.expires_at !== '') {
     const at = Date.parse(source.expires_at);
     if (!Number.isFinite(at)) return { usable: false, reason: `expires_at ${JSON.stringify(source.expires_at)} is not a valid time` };
     if (at <= sctx.now.getTime()) return { usable: false, reason: `expired at ${source.expires_at}` };
+  }
+  if (source.type === 'openlist-direct' && host.site && sctx.verifySiteDirect) {
+    const refused = siteDirectRefusal(u, host.base, sctx.verifySiteDirect);
+    if (refused) return { usable: false, reason: refused };
   }
   return { usable: true, url: u };
 }
