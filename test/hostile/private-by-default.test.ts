@@ -112,6 +112,13 @@ forEachDialect('private by default', (h) => {
       assert.notEqual(r.status, 200, url);
       assert.doesNotMatch(r.body.message ?? '', /content of file B/, url);
     }
+    // two signs, one of them valid for the path: refused in the envelope (400), never served
+    const signB = signPath(key, '/pv/b.txt', 0);
+    for (const q of [[signA, signB], [signB, signA]]) {
+      const r = await h().get(`/d/pv/b.txt?${q.map((x) => `sign=${encodeURIComponent(x)}`).join('&')}`);
+      assert.equal(r.status, 400);
+      assert.match(r.body.message, /sign/);
+    }
     // tampered, truncated, or re-dated signatures
     const [mac] = signA.split(':');
     for (const bad of [`${mac}:1`, `${mac}:${Math.floor(Date.now() / 1000) + 3600}`, `${mac!.slice(0, -2)}:0`, mac!, `x${signA}`]) {
