@@ -5,7 +5,7 @@
 // Starts `node dist/src/app/bin.js serve` on a fresh data dir (SQLite, local storage) with
 // FERRY_SFTP_LISTEN, then moves one random file each way:
 //   SFTP: OpenSSH `sftp -b` put and get (default buffer and request counts, ed25519 key);
-//   HTTP: `curl -T` (PUT /api/fs/put with File-Path) and `curl` GET /d/<path>.
+//   HTTP: `curl -T` (PUT /api/fs/put with File-Path) and `curl` GET /d/<path>?sign=… (fs/get's raw_url).
 // Prints seconds and MB/s (1 MB = 10^6 bytes) per transfer, and SFTP/HTTP ratios. With
 // --repeat N each transfer runs N times, interleaved, and the best run counts (shared machine).
 import { createHash } from 'node:crypto';
@@ -71,12 +71,19 @@ export async function run(args: string[]): Promise<void> {
     const curl = (extra: string[]) => mustRun('curl', ['-sS', '-f', '--noproxy', '*', ...extra], `curl ${extra.join(' ')}`);
     const out = join(dir, 'download.bin');
     const stored = (name: string) => join(dataDir, 'files', name);
+    // The signed link Ferry hands out (sign_all is on by default); fetched once, after the first HTTP put.
+    let httpGetUrl: string | undefined;
+    const signedHttpUrl = async () => {
+      const got = await api(server.url, 'POST', '/api/fs/get', { token, body: { path: '/http.bin' } });
+      if (got.status !== 200) throw new Error(`fs/get /http.bin failed: ${got.body.message}`);
+      return String(got.body.data.raw_url);
+    };
 
     const transfers: Array<[string, () => Promise<unknown>, string]> = [
       ['SFTP put', () => sftp(`put ${src} /sftp.bin`), stored('sftp.bin')],
       ['HTTP put', () => curl(['-T', src, '-H', 'Expect:', '-H', `Authorization: ${token}`, '-H', 'File-Path: %2Fhttp.bin', `${server.url}/api/fs/put`, '-o', '/dev/null']), stored('http.bin')],
       ['SFTP get', () => sftp(`get /sftp.bin ${out}`), out],
-      ['HTTP get', () => curl(['-o', out, `${server.url}/d/http.bin`]), out],
+      ['HTTP get', async () => curl(['-o', out, (httpGetUrl ??= await signedHttpUrl())]), out],
     ];
     const best = new Map<string, number>();
     const want = opt['no-verify'] ? null : await sha256(src);

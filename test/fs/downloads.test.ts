@@ -2,10 +2,10 @@
  * Downloads (`/d/`, `/p/`) from the BUILT server as a process, checked byte for byte with the
  * real curl binary: whole files, ranges, HEAD, Content-Disposition with a UTF-8 name, ETag →
  * 304; folders → 404; traversal in the URL; an S3 storage without proxy (302 to a presigned
- * URL curl follows; /p/ refuses); `sign_all`.
+ * URL curl follows; /p/ refuses); `sign_all` (on by default): links carry `?sign=`.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { requireCommand } from '../support/commands.js';
@@ -18,9 +18,20 @@ let ceph: CephS3;
 const data = randomBytes(100_000);
 const UTF8_NAME = 'Ünïcødé 文件 "quoted" ;100%.bin';
 
-/** `/d/…` URL of a virtual path (each segment percent-encoded, as raw_url does). */
+/** The admin API `token` setting: the key download signatures are made with. */
+let signKey: string;
+
+/** `/d/…` URL of a virtual path (each segment percent-encoded, as raw_url does), without a signature. */
 const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
-const dl = (p: string, prefix = 'd') => `${ferry.url}/${prefix}${enc(p)}`;
+const unsigned = (p: string, prefix = 'd') => `${ferry.url}/${prefix}${enc(p)}`;
+/**
+ * OpenList's signature of a path, written from the wire format (fs-api.md §3.2), not from Ferry's code:
+ * `base64url(HMAC-SHA256(token, "<path>:<expire>"))` with `=` padding, then `:<expire>`; 0 = never expires.
+ */
+const signOf = (p: string, expire = 0) =>
+  `${createHmac('sha256', signKey).update(`${p}:${expire}`).digest('base64').replace(/\+/g, '-').replace(/\//g, '_')}:${expire}`;
+/** The signed `/d/…` (or `/p/…`) URL of a virtual path, as the links Ferry hands out. */
+const dl = (p: string, prefix = 'd') => `${unsigned(p, prefix)}?sign=${encodeURIComponent(signOf(p.replace(/(.)\/+$/, '$1') || '/'))}`;
 
 async function upload(path: string, body: Buffer): Promise<void> {
   const r = await rawUpload(ferry.url, { headers: putHeaders(ferry.token, path, { 'Content-Length': body.length }), body });
@@ -54,6 +65,7 @@ async function setSetting(key: string, value: string): Promise<void> {
 before(async () => {
   requireCommand('curl', 'curl');
   [ceph, ferry] = await Promise.all([startCephS3(), startFerry()]);
+  signKey = (await ok(ferry.call('GET', '/api/admin/setting/get?key=token'))).value;
   await ok(ferry.call('POST', '/api/admin/storage/create', { mount_path: '/s3', driver: 's3', addition: s3Addition(ceph, 'dl-proxy') }));
   await ok(ferry.call('POST', '/api/admin/storage/create', { mount_path: '/s3direct', driver: 's3', proxy: false, addition: s3Addition(ceph, 'dl-direct') }));
   for (const root of ['', '/s3', '/s3direct']) {
@@ -207,14 +219,14 @@ describe('downloads: S3 storage with proxy off', () => {
   });
 });
 
-describe('downloads: sign_all', () => {
-  before(() => setSetting('sign_all', 'true'));
-  after(() => setSetting('sign_all', 'false'));
-
+describe('downloads: sign_all (on by default)', () => {
   for (const file of ['/dl/file.bin', `/dl/${UTF8_NAME}`, '/s3/dl/file.bin', '/s3direct/dl/file.bin']) {
     test(`no or a wrong sign → 401; the sign from fs/get raw_url → the file (${file})`, async () => {
-      assert.equal((await curlFull([dl(file)])).status, 401, 'no sign');
-      assert.equal((await curlFull([`${dl(file)}?sign=abc:0`])).status, 401, 'garbage sign');
+      for (const prefix of ['d', 'p']) {
+        assert.equal((await curlFull([unsigned(file, prefix)])).status, 401, 'no sign');
+        assert.equal((await curlFull(['-I', unsigned(file, prefix)])).status, 401, 'no sign (HEAD)');
+        assert.equal((await curlFull([`${unsigned(file, prefix)}?sign=abc:0`])).status, 401, 'garbage sign');
+      }
       const got = await ok(ferry.call('POST', '/api/fs/get', { path: file }));
       assert.ok(got.sign, 'fs/get reports a sign');
       assert.ok(got.raw_url.includes('?sign='), got.raw_url);
@@ -226,7 +238,8 @@ describe('downloads: sign_all', () => {
       // a sign is bound to its path
       const sibling = isBin ? `${dir}/${UTF8_NAME}` : `${dir}/file.bin`;
       const sign = new URL(got.raw_url).searchParams.get('sign')!;
-      assert.equal((await curlFull([`${dl(sibling)}?sign=${encodeURIComponent(sign)}`])).status, 401, 'sign of another path');
+      assert.equal(sign, signOf(file, 0), 'the OpenList wire format');
+      assert.equal((await curlFull([`${unsigned(sibling)}?sign=${encodeURIComponent(sign)}`])).status, 401, 'sign of another path');
     });
   }
 
@@ -234,8 +247,25 @@ describe('downloads: sign_all', () => {
     const list = await ok(ferry.call('POST', '/api/fs/list', { path: '/dl' }));
     const f = list.content.find((e: { name: string }) => e.name === 'file.bin');
     assert.ok(f?.sign);
-    const r = await curl([`${dl('/dl/file.bin')}?sign=${encodeURIComponent(f.sign)}`]);
+    const r = await curl([`${unsigned('/dl/file.bin')}?sign=${encodeURIComponent(f.sign)}`]);
     assert.equal(r.code, 0);
     assert.ok(r.stdout.equals(data));
+  });
+
+  test('an expired signature → 401 "sign expired"', async () => {
+    const r = await curlFull([`${unsigned('/dl/file.bin')}?sign=${encodeURIComponent(signOf('/dl/file.bin', Math.floor(Date.now() / 1000) - 60))}`]);
+    assert.equal(r.status, 401);
+    assert.equal(JSON.parse(r.body.toString()).message, 'sign expired');
+  });
+
+  test('with sign_all saved off, unsigned links download again', async () => {
+    await setSetting('sign_all', 'false');
+    try {
+      const r = await curlFull([unsigned('/dl/file.bin', 'p')]);
+      assert.equal(r.status, 200);
+      assert.ok(r.body.equals(data));
+    } finally {
+      await setSetting('sign_all', 'true');
+    }
   });
 });

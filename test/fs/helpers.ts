@@ -53,6 +53,18 @@ export async function startFerry(env: Record<string, string> = {}): Promise<Ferr
   };
 }
 
+/**
+ * The download link Ferry hands out for the virtual `path`: fs/get's `raw_url` (`<origin>/d/<path>?sign=…`,
+ * signed since sign_all is on by default); `prefix` `p` gives the same link on the proxy route.
+ */
+export async function signedUrl(f: Ferry, path: string, prefix: 'd' | 'p' = 'd'): Promise<string> {
+  const got = await ok(f.call('POST', '/api/fs/get', { path }));
+  const u = new URL(got.raw_url as string);
+  assert.match(u.pathname, /^\/d\//);
+  if (prefix === 'p') u.pathname = '/p' + u.pathname.slice(2);
+  return u.href;
+}
+
 /** Asserts a `{code: 200}` reply and returns `data`. */
 export async function ok<T = any>(p: Promise<{ status: number; body: { code: number; message: string; data: T } }>): Promise<T> {
   const r = await p;

@@ -62,8 +62,14 @@ forEachDialect('storages', (h: () => Harness) => {
     });
     assert.equal(r.statusCode, 200, `upload ${path}: ${r.body}`);
   };
+  /** The download link Ferry hands out for `path` (fs/get's `raw_url`: `/d/…?sign=…`), as path and query. */
+  const signedUrl = async (path: string) => {
+    const u = new URL((await okData('/api/fs/get', { path })).raw_url as string);
+    assert.equal(u.pathname, `/d${enc(path)}`);
+    return u.pathname + u.search;
+  };
   const download = async (path: string) => {
-    const r = await h().app.inject({ method: 'GET', url: `/d${enc(path)}` });
+    const r = await h().app.inject({ method: 'GET', url: await signedUrl(path) });
     assert.equal(r.statusCode, 200, `download ${path}: ${r.body}`);
     return r.rawPayload;
   };
@@ -175,12 +181,13 @@ forEachDialect('storages', (h: () => Harness) => {
   test('disable hides a storage, enable brings it back; delete unmounts it and keeps its files', async () => {
     const s = await createLocal('/toggle');
     await upload('/toggle/t.txt', 'toggle');
+    const link = await signedUrl('/toggle/t.txt');
     await okData(`/api/admin/storage/disable?id=${s.id}`, {});
     assert.equal((await byMount('/toggle'))!.status, 'disabled');
     assert.equal((await byMount('/toggle'))!.disabled, true);
     assert.ok(!(await names('/')).includes('toggle/'));
     assert.equal((await api('/api/fs/get', { path: '/toggle/t.txt' })).status, 404);
-    assert.equal((await h().app.inject({ method: 'GET', url: '/d/toggle/t.txt' })).statusCode, 404);
+    assert.equal((await h().app.inject({ method: 'GET', url: link })).statusCode, 404);
     assert.equal((await api(`/api/admin/storage/disable?id=${s.id}`, {})).status, 400, 'already disabled');
     await okData(`/api/admin/storage/enable?id=${s.id}`, {});
     assert.equal((await byMount('/toggle'))!.status, 'work');
@@ -275,7 +282,7 @@ forEachDialect('storages', (h: () => Harness) => {
       await eventually(async () => assert.deepEqual(await hashInfo('/hash/foreign.bin'), sums(join(files, 'hash/foreign.bin'))));
       // a partial read does not
       writeFileSync(join(files, 'hash/partial.bin'), randomBytes(1000));
-      const part = await h().app.inject({ method: 'GET', url: '/d/hash/partial.bin', headers: { range: 'bytes=0-9' } });
+      const part = await h().app.inject({ method: 'GET', url: await signedUrl('/hash/partial.bin'), headers: { range: 'bytes=0-9' } });
       assert.equal(part.statusCode, 206);
       assert.equal(await hashInfo('/hash/partial.bin'), null);
     });

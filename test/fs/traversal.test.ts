@@ -191,7 +191,12 @@ describe("a user's normal paths map into /home/u", () => {
     const got = await h.post('/api/fs/get', { path: '/a.txt' }, { token: user });
     assert.equal(got.status, 200);
     assert.equal(got.body.data.name, 'a.txt');
-    assert.match(got.body.data.raw_url, /\/d\/home\/u\/a\.txt$/);
+    // raw_url names the full path and carries its signature (sign_all is on by default); it downloads the file
+    assert.match(got.body.data.raw_url, /\/d\/home\/u\/a\.txt\?sign=[^&]+$/);
+    const raw = new URL(got.body.data.raw_url);
+    const dl = await h.app.inject({ method: 'GET', url: raw.pathname + raw.search });
+    assert.equal(dl.statusCode, 200);
+    assert.equal(dl.body, 'AAA');
     const root = await h.post('/api/fs/get', { path: '/' }, { token: user });
     assert.equal(root.body.data.name, 'u');
   });

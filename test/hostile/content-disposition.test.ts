@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { contentDisposition } from '../../src/modules/fs/serve-file.js';
-import { ok, putHeaders, rawUpload, startFerry, type Ferry } from '../fs/helpers.js';
+import { ok, putHeaders, rawUpload, signedUrl, startFerry, type Ferry } from '../fs/helpers.js';
 import { connect, header, parseResponse, within, type ParsedResponse } from './raw.js';
 
 const NAMES = [
@@ -51,22 +51,24 @@ describe('Content-Disposition with hostile file names (server process, raw socke
   });
   after(() => f.stop());
 
-  async function get(path: string, auth: boolean): Promise<ParsedResponse> {
+  async function get(path: string): Promise<ParsedResponse> {
     const c = await connect(f.url);
-    await c.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth ? `Authorization: ${f.token}\r\n` : ''}Connection: close\r\n\r\n`);
+    await c.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     await within(c.closed, 10_000, `GET ${path}`);
     return parseResponse(c.received());
   }
 
   for (const [i, name] of NAMES.entries()) {
     test(`${JSON.stringify(name)} via /d/, /p/ and /sd/`, async () => {
-      const enc = encodeURIComponent(name);
-      for (const [where, path, auth] of [
-        ['/d/', `/d/${enc}`, true],
-        ['/p/', `/p/${enc}`, true],
-        ['/sd/', `/sd/${shares.get(name)}`, false],
+      // the links Ferry hands out: raw_url (signed, as sign_all is on by default) and the share
+      const local = (url: string) => new URL(url).pathname + new URL(url).search;
+      for (const [where, path] of [
+        ['/d/', local(await signedUrl(f, `/${name}`))],
+        ['/p/', local(await signedUrl(f, `/${name}`, 'p'))],
+        ['/sd/', `/sd/${shares.get(name)}`],
       ] as const) {
-        const r = await get(path, auth);
+        assert.ok(path.startsWith(where), path);
+        const r = await get(path);
         assertSafe(r, name, where);
         assert.equal(r.body.toString(), `file ${i}\n`, where);
       }

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { putHeaders, startFerry, treeOf, type Ferry } from '../fs/helpers.js';
+import { putHeaders, signedUrl, startFerry, treeOf, type Ferry } from '../fs/helpers.js';
 import { connect, parseResponse, sleep, within } from './raw.js';
 
 const IDLE_MS = 1000;
@@ -90,7 +90,7 @@ describe('slowloris (server process, 1 s timeouts)', () => {
     const r = parseResponse(c.received());
     assert.equal(r.status, 200, r.body.toString());
     await onlyFiles(['steady.bin']);
-    const stored = Buffer.from(await (await fetch(`${f.url}/p/steady.bin`, { headers: { authorization: f.token } })).arrayBuffer());
+    const stored = Buffer.from(await (await fetch(await signedUrl(f, '/steady.bin', 'p'))).arrayBuffer());
     assert.equal(createHash('sha256').update(stored).digest('hex'), createHash('sha256').update(body).digest('hex'));
 
     // The body timeout ended with the body: idle longer than it, then reuse the connection.

@@ -1,16 +1,23 @@
 /**
  * Sources recorded in seeds: `share_files` create shares (remark `Transfer seed source`) and
- * record `<site>/sd/<id>`; `direct_files` record `<site>/d/<path>`; `<site>` is seed_site_url,
- * else FERRY_SITE_URL, else the request's origin; direct links are refused under sign_all; and
+ * record `<site>/sd/<id>`; `direct_files` record `<site>/d/<path>`, signed for that path with a
+ * signature that never expires while sign_all is on (the default); `<site>` is seed_site_url,
+ * else FERRY_SITE_URL, else the request's origin; and
  * the request is all or nothing (shares and artifacts removed when a later step fails).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { bytes, driverOf, filesDir, generate, generated, putIndexed, rejected, setSettings } from './helpers.js';
 import { SharesRepo } from '../../src/modules/shares/shares.repo.js';
+import { signPath } from '../../src/modules/fs/sign.js';
+
+/** The `?sign=` a recorded direct link of `full` carries while sign_all is on. */
+async function recordedSign(h: Harness, full: string): Promise<string> {
+  return `?sign=${encodeURIComponent(signPath(await h.ctx.settings.get('token'), full, 0))}`;
+}
 
 async function seedShares(h: Harness): Promise<{ id: string; files: string; remark: string }[]> {
   const { rows } = await new SharesRepo(h.ctx.database.db).list(null, 0, null);
@@ -43,26 +50,30 @@ forEachDialect('seed generation: links', (h) => {
     }
   });
 
-  test('direct_files: source <site>/d/<encoded path>; seed_site_url beats the request origin', async () => {
+  test('direct_files: source <site>/d/<encoded path>?sign=<non-expiring sign>; seed_site_url beats the request origin', async () => {
     await setSettings(h(), token, { seed_site_url: 'https://seeds.example/' });
     try {
       const d = await generated(h(), token, { paths: ['/lk'], formats: ['oss'], direct_files: ['/lk/a b.txt'], output_path: '/lk-out2' });
       const a = d.seed.files.find((f: { path: string }) => f.path === 'a b.txt');
-      assert.deepEqual(a.sources, [{ type: 'openlist-direct', url: 'https://seeds.example/d/lk/a%20b.txt' }]);
+      assert.deepEqual(a.sources, [{ type: 'openlist-direct', url: `https://seeds.example/d/lk/a%20b.txt${await recordedSign(h(), '/lk/a b.txt')}` }]);
       assert.equal(d.seed.files.find((f: { path: string }) => f.path === 'c.txt').sources, undefined);
     } finally {
       await setSettings(h(), token, { seed_site_url: '' });
     }
   });
 
-  test('direct links are refused while sign_all is on (400), shares still work', async () => {
-    await setSettings(h(), token, { sign_all: 'true' });
+  test('with sign_all saved off, direct links are recorded unsigned, and they download', async () => {
+    await setSettings(h(), token, { sign_all: 'false' });
     try {
-      await rejected(h(), token, { paths: ['/lk/c.txt'], formats: ['oss'], direct_files: ['/lk/c.txt'], output_path: '/lk-out3' }, 400, /^direct_files: .*sign_all/);
-      assert.equal(existsSync(join(filesDir(h()), 'lk-out3')), false);
-      await generated(h(), token, { paths: ['/lk/c.txt'], formats: ['oss'], share_files: ['/lk/c.txt'], output_path: '/lk-out3' });
+      const d = await generated(h(), token, { paths: ['/lk/c.txt'], formats: ['oss'], direct_files: ['/lk/c.txt'], output_path: '/lk-out3' });
+      const url = new URL(d.seed.files[0].sources[0].url as string);
+      assert.equal(url.pathname, '/d/lk/c.txt');
+      assert.equal(url.search, '');
+      const dl = await h().get(url.pathname);
+      assert.equal(dl.status, 200);
+      assert.equal(dl.body.message, 'content of c');
     } finally {
-      await setSettings(h(), token, { sign_all: 'false' });
+      await setSettings(h(), token, { sign_all: 'true' });
     }
   });
 
@@ -127,9 +138,10 @@ forEachDialect('seed generation: links with FERRY_SITE_URL', (h) => {
     const token = await h().adminToken();
     await putIndexed(h(), '/env/f.txt', bytes(10, 41));
     const viaEnv = await generate(h(), token, { paths: ['/env/f.txt'], formats: ['oss'], direct_files: ['/env/f.txt'], output_path: '/env-1' }, undefined, { host: 'origin.example' });
-    assert.equal(viaEnv.body.data.seed.files[0].sources[0].url, 'https://env.example/base/d/env/f.txt');
+    const sign = await recordedSign(h(), '/env/f.txt');
+    assert.equal(viaEnv.body.data.seed.files[0].sources[0].url, `https://env.example/base/d/env/f.txt${sign}`);
     await setSettings(h(), token, { seed_site_url: 'https://setting.example' });
     const viaSetting = await generated(h(), token, { paths: ['/env/f.txt'], formats: ['oss'], direct_files: ['/env/f.txt'], output_path: '/env-2' });
-    assert.equal(viaSetting.seed.files[0].sources[0].url, 'https://setting.example/d/env/f.txt');
+    assert.equal(viaSetting.seed.files[0].sources[0].url, `https://setting.example/d/env/f.txt${sign}`);
   });
 }, { FERRY_SITE_URL: 'https://env.example/base/' });

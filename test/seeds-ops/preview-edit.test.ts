@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { run } from '../support/commands.js';
+import { signPath } from '../../src/modules/fs/sign.js';
 import { forEachDialect, requireCommand } from '../support/harness.js';
 import {
   ALL_SIX,
@@ -108,12 +109,16 @@ forEachDialect('seed convert, update, update_channels', (h) => {
   test('update: comment, trackers, channels, per-file comments and sources; saved with output_path', async () => {
     await setSettings(h(), admin, { seed_site_url: 'https://ferry.example' });
     try {
+      // a direct link of this site must carry a valid signature of its path while sign_all is on (the default)
+      const unsigned = { type: 'openlist-direct', url: 'https://ferry.example/d/R/x.bin' };
+      await seedError(h(), admin, 'update', { seed_data: multi.oss!.seed_data, files: [{ path: 'x.bin', sources: [unsigned] }] }, 400, /^files\[0\]\.sources\[0\]: .*sign_all/);
+      const signed = `https://ferry.example/d/R/x.bin?sign=${encodeURIComponent(signPath(await h().ctx.settings.get('token'), '/R/x.bin', 0))}`;
       const d = await seedOk(h(), admin, 'update', {
         seed_data: multi.oss!.seed_data,
         comment: '  first line\nsecond line  ',
         trackers: ['https://t1.example/announce', 'udp://t2.example:6969'],
         channels: [{ driver: 'local', mount_path: '/' }],
-        files: [{ path: 'x.bin', comment: 'about x', sources: [{ type: 'openlist-direct', url: 'https://ferry.example/d/R/x.bin' }] }],
+        files: [{ path: 'x.bin', comment: 'about x', sources: [{ type: 'openlist-direct', url: signed }] }],
         file_comments: { 'sub/y.bin': 'about y' },
         output_path: '/edited',
       });

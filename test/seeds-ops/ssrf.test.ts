@@ -17,6 +17,7 @@ import { requireCommand } from '../support/harness.js';
 import { run } from '../support/commands.js';
 import { classifyAddress, fetchSource, SourceRefused, type FetchOptions } from '../../src/modules/seeds/operations/fetcher.js';
 import { checkSourceUrl, type SourceContext } from '../../src/modules/seeds/operations/source-rules.js';
+import { signPath, verifySign } from '../../src/modules/fs/sign.js';
 import { listen, type Listener } from './transfer-helpers.js';
 
 const BODY = Buffer.from('the real content of x.bin\n');
@@ -116,6 +117,28 @@ describe('source rules (pure)', () => {
     refused('https://files.example.org/d/a.bin', /expired at/, 'openlist-direct', { expires_at: '2029-12-31T23:59:59Z' });
     refused('https://files.example.org/d/a.bin', /not a valid time/, 'openlist-direct', { expires_at: 'tomorrow-ish' });
     usable('https://files.example.org/d/a.bin', 'openlist-direct', { expires_at: '2030-06-01T00:00:00Z' });
+  });
+
+  test('a direct link of this site must pass its signature check (the path it names, decoded); shares and trusted hosts are not checked here', () => {
+    const key = 'test-key-0123456789';
+    const signed = ctxOf({ ...site, verifySiteDirect: (full, sign) => verifySign(key, full, sign, NOW.getTime()) });
+    const at = (url: string, type = 'openlist-direct') => checkSourceUrl({ type, url }, signed);
+    const sign = (full: string) => `?sign=${encodeURIComponent(signPath(key, full, 0))}`;
+    assert.ok(at(`https://files.example.org/d/dir/a%20b.bin${sign('/dir/a b.bin')}`).usable);
+    assert.ok(at(`https://sub.example.com/ferry/d/a.bin`).usable, 'a trusted host checks its own signatures');
+    assert.ok(at('https://files.example.org/sd/AbCd1234', 'openlist-share').usable);
+    for (const [url, re] of [
+      ['https://files.example.org/d/dir/a%20b.bin', /sign_all.*expire missing/],
+      [`https://files.example.org/d/dir/other.bin${sign('/dir/a b.bin')}`, /sign invalid/],
+      [`https://files.example.org/d/dir${sign('/dir')}/a%20b.bin`, /sign_all/],
+      [`https://files.example.org/d/dir/a%20b.bin${sign('/dir')}`, /sign invalid/],
+      [`https://files.example.org/d/dir%2F..%2Fx.bin${sign('/x.bin')}`, /not name a valid path/],
+      [`https://files.example.org/d/dir/a%20b.bin?sign=${encodeURIComponent(signPath(key, '/dir/a b.bin', 1))}`, /sign expired/],
+    ] as const) {
+      const r = at(url);
+      assert.equal(r.usable, false, url);
+      if (!r.usable) assert.match(r.reason, re, url);
+    }
   });
 
   test('no site and no trusted hosts: nothing is usable', () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { login, openApp, type App } from './browser.js';
-import { listNames } from './seeds-support.js';
+import { download, listNames } from './seeds-support.js';
 
 describe('web UI: drag and drop', () => {
   let app: App;
@@ -62,7 +62,7 @@ describe('web UI: drag and drop', () => {
     assert.deepEqual(await listNames(app, token, '/album'), ['a.txt', 'deep']);
     assert.deepEqual(await listNames(app, token, '/album/deep'), ['b.txt', 'c.txt']);
     assert.ok((await listNames(app, token, '/')).includes('loose.txt'));
-    assert.equal(await (await fetch(`${app.url}/d/album/deep/c.txt`)).text(), 'charlie');
-    assert.equal(await (await fetch(`${app.url}/d/loose.txt`)).text(), 'loose file');
+    assert.equal((await download(app, token, '/album/deep/c.txt')).toString(), 'charlie');
+    assert.equal((await download(app, token, '/loose.txt')).toString(), 'loose file');
   });
 });

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
 import { assertFits, DESKTOP, login, openApp, PHONE, screenshot, type App } from './browser.js';
-import { listNames } from './seeds-support.js';
+import { download, listNames } from './seeds-support.js';
 
 describe('web UI: files', () => {
   let app: App;
@@ -39,9 +39,8 @@ describe('web UI: files', () => {
     assert.deepEqual(await list('/'), ['big.bin', 'big.bin.cas', 'big.bin.oss', 'big.bin.torrent']);
 
     // The bytes arrived intact and the .oss sidecar records the hashes coreutils would compute.
-    const dl = await fetch(app.url + '/d/big.bin');
-    assert.equal(createHash('sha256').update(Buffer.from(await dl.arrayBuffer())).digest('hex'), createHash('sha256').update(data).digest('hex'));
-    const oss = JSON.parse(await (await fetch(app.url + '/d/big.bin.oss')).text());
+    assert.equal(createHash('sha256').update(await download(app, token, '/big.bin')).digest('hex'), createHash('sha256').update(data).digest('hex'));
+    const oss = JSON.parse((await download(app, token, '/big.bin.oss')).toString());
     assert.equal(oss.files[0].hashes.md5, createHash('md5').update(data).digest('hex'));
     assert.equal(oss.files[0].hashes.sha1, createHash('sha1').update(data).digest('hex'));
 
@@ -113,8 +112,10 @@ describe('web UI: files', () => {
     await page.locator('input[data-testid=upload-input]').setInputFiles([{ name: 'note é.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from the web UI\n') }]);
     await page.locator('tr[data-name="note é.txt"]').waitFor();
     const href = await page.locator('tr[data-name="note é.txt"]').getByRole('link', { name: 'Download note é.txt' }).getAttribute('href');
-    assert.equal(href, '/d/docs/note%20%C3%A9.txt');
+    // the link carries the listing's signature (sign_all is on by default): it downloads; the bare path does not
+    assert.match(href ?? '', /^\/d\/docs\/note%20%C3%A9\.txt\?sign=[^&]+$/);
     assert.equal(await (await fetch(app.url + href)).text(), 'hello from the web UI\n');
+    assert.equal((await fetch(app.url + '/d/docs/note%20%C3%A9.txt')).status, 401);
 
     await page.getByLabel('Select note é.txt').check();
     await page.getByRole('toolbar', { name: 'Selection' }).getByRole('button', { name: 'Share' }).click();
@@ -160,8 +161,7 @@ describe('web UI: files', () => {
     await page.locator('tr[data-name="renamed.cas"]').waitFor({ state: 'detached' });
     assert.deepEqual(await list('/'), ['big.bin', 'big.bin.oss', 'docs'], 'gone from here');
     assert.deepEqual(await list('/docs'), ['note é.txt', 'renamed.cas'], 'and there, once');
-    const moved = await fetch(app.url + '/d/docs/renamed.cas');
-    assert.equal(moved.status, 200);
+    await download(app, token, '/docs/renamed.cas');
   });
 
   test('screenshots of the files page at both viewports', async () => {

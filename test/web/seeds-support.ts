@@ -38,6 +38,15 @@ export async function apiOk<T = any>(app: App, token: string, path: string, body
   return r.body.data as T;
 }
 
+/** Downloads `path` through the link Ferry hands out for it (fs/get's signed `raw_url`); asserts 200. */
+export async function download(app: App, token: string, path: string): Promise<Buffer> {
+  const { raw_url } = await apiOk<{ raw_url: string }>(app, token, '/api/fs/get', { path });
+  assert.match(raw_url, /\?sign=/, `${path}: raw_url carries its signature`);
+  const r = await fetch(raw_url);
+  assert.equal(r.status, 200, `${path}: ${raw_url}`);
+  return Buffer.from(await r.arrayBuffer());
+}
+
 /** The names in the folder `path`, sorted (`/api/fs/list`). */
 export async function listNames(app: App, token: string, path: string): Promise<string[]> {
   const data = await apiOk<{ content: { name: string }[] | null }>(app, token, '/api/fs/list', { path });

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
 import { assertFits, DESKTOP, login, openApp, PHONE, type App } from './browser.js';
-import { ALL_SIX, apiOk, coreutils, listNames, MiB, putFile, requireSeedEndpoints, setSettings, shot, shownHash } from './seeds-support.js';
+import { ALL_SIX, apiOk, coreutils, download, listNames, MiB, putFile, requireSeedEndpoints, setSettings, shot, shownHash } from './seeds-support.js';
 
 const TRACKERS = ['http://tracker.example.org:6969/announce', 'udp://tracker.example.net:1337'];
 const previewUrl = (p: string) => `/preview?path=${encodeURIComponent(p)}`;
@@ -64,7 +64,7 @@ describe('web UI: seed wizard and unified preview', () => {
     }
   });
 
-  test('the wizard from a multi-selection: known hashes pre-ticked, unsafe names refused, a share link recorded', async () => {
+  test('the wizard from a multi-selection: known hashes pre-ticked, unsafe names refused, a share link and a signed direct link recorded', async () => {
     const page = app.page;
     await page.goto('/files/media');
     await page.getByLabel('Select clip.bin', { exact: true }).check();
@@ -90,6 +90,8 @@ describe('web UI: seed wizard and unified preview', () => {
     await form.getByLabel('md5 per piece').check();
     assert.equal(await form.locator('tr[data-file="/media/clip.bin"]').getByText('needs download').count(), 1, 'pieces need the bytes');
     await form.getByLabel('Share link for clip.bin').check();
+    // sign_all is on by default: a direct link is still offered, recorded with a signature of that one file
+    await form.getByLabel('Direct link for notes.txt').check();
     await form.getByLabel('Comment for notes.txt').fill('readme');
     await form.getByLabel('Comment', { exact: true }).fill('line one\nline two');
     await form.getByLabel(TRACKERS[1]!).uncheck();
@@ -109,7 +111,14 @@ describe('web UI: seed wizard and unified preview', () => {
     assert.equal(c.sources[0]!.type, 'openlist-share');
     assert.equal(c.sources[0]!.usable, true);
     assert.equal(c.pieces.md5?.[0], firstPiece.md5);
-    assert.equal((byPath.get('notes.txt') as { comment: string }).comment, 'readme');
+    const n = byPath.get('notes.txt') as { comment: string; sources: { type: string; url: string; usable: boolean }[] };
+    assert.equal(n.comment, 'readme');
+    assert.equal(n.sources.length, 1);
+    assert.equal(n.sources[0]!.type, 'openlist-direct');
+    assert.match(n.sources[0]!.url, /\/d\/media\/notes\.txt\?sign=[^&]+%3A0$/, 'a signature that never expires');
+    assert.equal(n.sources[0]!.usable, true);
+    assert.equal(await (await fetch(n.sources[0]!.url)).text(), 'hello notes\nsecond line\n');
+    assert.equal((await fetch(n.sources[0]!.url.replace('notes.txt', 'clip.bin'))).status, 401, 'the signature opens that file only');
     const shared = await fetch(c.sources[0]!.url);
     assert.equal(shared.status, 200);
     assert.equal(createHash('sha256').update(Buffer.from(await shared.arrayBuffer())).digest('hex'), sums.sha256, 'the share link serves the file');
@@ -146,8 +155,7 @@ describe('web UI: seed wizard and unified preview', () => {
     for (const p of ['/dl/clip.bin', '/dl2/clip.bin']) {
       const got = await api(app.url, 'POST', '/api/fs/get', { token, body: { path: p } });
       assert.equal(got.body.data?.size, clip.length, `${p} landed`);
-      const dl = await fetch(app.url + '/d' + p);
-      assert.equal(createHash('sha256').update(Buffer.from(await dl.arrayBuffer())).digest('hex'), sums.sha256, `${p} content`);
+      assert.equal(createHash('sha256').update(await download(app, token, p)).digest('hex'), sums.sha256, `${p} content`);
     }
     assert.deepEqual(await list('/relay'), [], 'the relay copy is removed');
   });
@@ -225,8 +233,7 @@ describe('web UI: seed wizard and unified preview', () => {
     const res = page.getByRole('region', { name: 'Rapid upload results' });
     await res.locator('tr[data-result="clip.bin"][data-ok=true]').waitFor();
     assert.match((await res.textContent()) ?? '', /saved as \/copies\/clip\.bin/);
-    const dl = await fetch(app.url + '/d/copies/clip.bin');
-    assert.equal(createHash('sha256').update(Buffer.from(await dl.arrayBuffer())).digest('hex'), sums.sha256);
+    assert.equal(createHash('sha256').update(await download(app, token, '/copies/clip.bin')).digest('hex'), sums.sha256);
 
     // A second time without "replace": the per-file result says why nothing happened.
     await page.getByRole('button', { name: 'Rapid upload' }).click();

@@ -23,7 +23,7 @@ export class Links {
     return this.siteUrl ?? origin.replace(/\/+$/, '');
   }
 
-  /** The `sign` of a full path when `sign_all` is on, else `''`. */
+  /** The `sign` of a full path when `sign_all` is on (expiring after `link_expiration` hours, 0 = never), else `''`. */
   async sign(full: string): Promise<string> {
     if (!(await this.settings.getBool('sign_all'))) return '';
     return signPath(await this.settings.get('token'), full, expireFor(await this.settings.getNumber('link_expiration')));
@@ -31,12 +31,31 @@ export class Links {
 
   /** `<site>/d/<full path>` (+ `?sign=` when signing is on). */
   async direct(origin: string, full: string): Promise<string> {
-    const sign = await this.sign(full);
+    return this.directUrl(origin, full, await this.sign(full));
+  }
+
+  /**
+   * The direct link a seed records: `<site>/d/<full path>`, while `sign_all` is on with a signature of that one
+   * path that never expires (whatever `link_expiration` says): recording it makes that file, and only it, public.
+   */
+  async recordedDirect(origin: string, full: string): Promise<string> {
+    const sign = (await this.settings.getBool('sign_all')) ? signPath(await this.settings.get('token'), full, 0) : '';
+    return this.directUrl(origin, full, sign);
+  }
+
+  private async directUrl(origin: string, full: string, sign: string): Promise<string> {
     return `${await this.site(origin)}/d${encodePath(full)}${sign ? `?sign=${encodeURIComponent(sign)}` : ''}`;
   }
 
   /** Throws 401 with the reason unless signing is off or `sign` is a valid signature of `full`. */
   async verify(full: string, sign: string | undefined): Promise<void> {
-    if (await this.settings.getBool('sign_all')) verifySign(await this.settings.get('token'), full, sign);
+    (await this.verifier())(full, sign);
+  }
+
+  /** `verify` as a synchronous check bound to the current settings (for pure rules that check many links). */
+  async verifier(): Promise<(full: string, sign: string | undefined) => void> {
+    if (!(await this.settings.getBool('sign_all'))) return () => {};
+    const key = await this.settings.get('token');
+    return (full, sign) => verifySign(key, full, sign);
   }
 }

@@ -18,8 +18,8 @@ export interface SeedsDeps {
   /** The mounted storages (content lookup across them). */
   mounts: Pick<StorageRegistry, 'list' | 'owner'>;
   settings: SettingsReader;
-  /** The public site origin for recorded links. */
-  links: Pick<Links, 'site'>;
+  /** The public site origin and signed direct links recorded in seeds; checking recorded links of this site. */
+  links: Pick<Links, 'site' | 'recordedDirect' | 'verifier'>;
   /** All-or-nothing writes of sidecars and seed files, restored on failure and after a crash. */
   writeSets: Pick<WriteSets, 'write'>;
   tasks: TaskQueue;

@@ -20,7 +20,7 @@ const ALL_HASHES = { md5: { whole: true, pieces: false }, sha1: { whole: true, p
 export const SETTING_DEFS: readonly SettingDef[] = [
   { key: 'site_title', default: 'Ferry', type: 'string', group: 'site', public: true, help: 'Title of the site; also the 2FA issuer.' },
   { key: 'token_expires_in', default: '48', type: 'number', group: 'security', public: false, help: 'Login token lifetime in hours (fractions allowed).' },
-  { key: 'sign_all', default: 'false', type: 'bool', group: 'security', public: true, help: 'Require a signature on every download link.' },
+  { key: 'sign_all', default: 'true', type: 'bool', group: 'security', public: true, help: 'Require a signature on every /d/ and /p/ download link (private by default; shares are unaffected).' },
   { key: 'link_expiration', default: '0', type: 'number', group: 'security', public: false, help: 'Signed link lifetime in hours; 0 = never.' },
   { key: 'api_errors_http_200', default: 'false', type: 'bool', group: 'site', public: false, help: 'Send JSON errors with HTTP 200 (the real code stays in the body), for older OpenList clients.' },
   { key: 'sftp_disable_password_login', default: 'false', type: 'bool', group: 'sftp', public: false, help: 'Allow only public-key logins over SFTP.' },

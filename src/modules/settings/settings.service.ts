@@ -35,11 +35,13 @@ export class SettingsService implements SettingsReader {
 
   constructor(private readonly repo: SettingsRepo) {}
 
-  /** Seeds every missing setting with its default; generates the admin API token once. */
+  /**
+   * Generates the admin API token once. Other settings are stored only when saved: an unsaved
+   * setting reads its current default, so a default changed by an upgrade (`sign_all`) reaches
+   * every install that never chose, while a saved value is kept.
+   */
   async ensureDefaults(): Promise<void> {
-    await this.repo.insertMissing(
-      SETTING_DEFS.map((d) => ({ key: d.key, value: d.key === 'token' ? newAdminToken() : d.default })),
-    );
+    await this.repo.insertMissing([{ key: 'token', value: newAdminToken() }]);
     this.invalidate();
   }
 

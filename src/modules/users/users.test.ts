@@ -89,7 +89,7 @@ forEachDialect('settings', (h) => {
     const v = Object.fromEntries(list.map((s) => [s.key, s.value]));
     assert.equal(v.site_title, 'Ferry');
     assert.equal(v.token_expires_in, '48');
-    assert.equal(v.sign_all, 'false');
+    assert.equal(v.sign_all, 'true');
     assert.equal(v.api_errors_http_200, 'false');
     assert.equal(v.seed_default_format, 'oss');
     assert.equal(v.seed_auto_generate_policy, 'off');

@@ -33,7 +33,6 @@ export async function seedCapabilities(deps: Pick<SeedsDeps, 'fs' | 'settings'>,
   for (const a of common) implied[a].whole = true;
   const defaultMatrix = common.length > 0 ? implied : setting;
 
-  const signAll = await deps.settings.getBool('sign_all');
   const trackers = (await deps.settings.get('seed_default_trackers')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   const threshold = await deps.settings.getNumber('seed_async_threshold');
   const shown = files.map((f) => {
@@ -50,7 +49,8 @@ export async function seedCapabilities(deps: Pick<SeedsDeps, 'fs' | 'settings'>,
       streamable: f.streamable,
       storage: f.mountPath,
       share_available: can(user, Perm.SHARE),
-      direct_source_available: !signAll,
+      // a recorded direct link carries a non-expiring signature of its path while sign_all is on
+      direct_source_available: true,
     };
   });
   const total = files.reduce((n, f) => n + f.size, 0);

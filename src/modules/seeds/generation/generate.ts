@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import type { SeedsDeps } from '../seeds.deps.js';
 import { AppError, badRequest, conflict, isAppError } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
-import { encodePath } from '../../fs/fs.present.js';
 import { SEED_SHARE_REMARK } from '../../shares/shares.service.js';
 import { Perm, can, type User } from '../../users/user.model.js';
 import {
@@ -146,7 +145,7 @@ export async function executeGeneration(deps: Pick<SeedsDeps, 'fs' | 'links' | '
         created.push(s.id);
         sources.push({ type: 'openlist-share', url: `${site}${s.path}`, share_id: s.id });
       }
-      if (f.direct) sources.push({ type: 'openlist-direct', url: `${site}/d${encodePath(f.full)}` });
+      if (f.direct) sources.push({ type: 'openlist-direct', url: await deps.links.recordedDirect(run.origin, f.full) });
       const file: SeedFile = {
         path: f.seedPath,
         size: f.size,

@@ -94,9 +94,6 @@ export async function parseGenerateRequest(deps: Pick<SeedsDeps, 'settings'>, us
   const shareFiles = body.share_files?.length ? body.share_files : body.include_share ? ['*'] : [];
   const directFiles = body.direct_files?.length ? body.direct_files : body.include_direct_source ? ['*'] : [];
   if (shareFiles.length > 0 && !can(user, Perm.SHARE)) throw new AppError(403, 'share_files: permission denied (you may not create shares)', { field: 'share_files' });
-  if (directFiles.length > 0 && (await deps.settings.getBool('sign_all'))) {
-    throw badRequest('direct_files: direct links cannot be recorded while sign_all is on (they would need a signature); use share_files instead', { field: 'direct_files' });
-  }
 
   const out = (body.output_path ?? '').trim() || (body.save_path ?? '').trim();
   return {

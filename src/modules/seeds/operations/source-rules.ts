@@ -5,8 +5,9 @@
  * (`seed_site_url`, else FERRY_SITE_URL, else the request's origin) or one of the
  * `seed_trusted_source_hosts` (port-normalised: `https://h` = `https://h:443`), its path starts
  * with `/d/` (`openlist-direct`) or `/sd/` (`openlist-share`) below the host's base path, and it
- * has not expired. These checks are pure; the fetcher adds the network rules (addresses, every
- * redirect hop) on top.
+ * has not expired. A direct link of this site must also pass this site's own check of its
+ * `?sign=` (while `sign_all` is on: a valid signature of exactly that path), as `/d/` would.
+ * These checks are pure; the fetcher adds the network rules (addresses, every redirect hop) on top.
  *
  * Trusted host entries, one per line (blank lines and `#` comments ignored):
  *   `host`            — that host on the default port of http or https;
@@ -17,6 +18,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SeedsDeps } from '../seeds.deps.js';
 import { requestOrigin } from '../../../http/origin.js';
+import { cleanPath } from '../../../lib/path-safety.js';
 import type { SeedFile, SeedSource } from '../formats/index.js';
 
 export interface SourceContext {
@@ -25,6 +27,11 @@ export interface SourceContext {
   /** Raw entries of `seed_trusted_source_hosts`. */
   trustedHosts: string[];
   now: Date;
+  /**
+   * This site's check of a download signature for a full path (throws with the reason); unset = not checked.
+   * Applied to `openlist-direct` links of this site, so a link `/d/` would refuse is not usable.
+   */
+  verifySiteDirect?: (full: string, sign: string | undefined) => void;
 }
 
 export type SourceCheck = { usable: true; url: URL } | { usable: false; reason: string };
@@ -53,6 +60,7 @@ export async function sourceContextFor(deps: Pick<SeedsDeps, 'links' | 'settings
     siteUrl: site === '' ? undefined : site,
     trustedHosts: parseTrustedHosts(await deps.settings.get('seed_trusted_source_hosts')),
     now: new Date(),
+    verifySiteDirect: await deps.links.verifier(),
   };
 }
 
@@ -119,16 +127,16 @@ export function isTrustedHost(u: URL, sctx: SourceContext): boolean {
 
 /**
  * The host rule alone (what every redirect hop must pass): http(s), no credentials, host = the
- * site or a trusted host. Returns the base path links must sit below.
+ * site or a trusted host. Returns the base path links must sit below, and whether the host is this site.
  */
-export function checkHost(u: URL, sctx: SourceContext): { ok: true; base: string } | { ok: false; reason: string } {
+export function checkHost(u: URL, sctx: SourceContext): { ok: true; base: string; site: boolean } | { ok: false; reason: string } {
   if (!(u.protocol in DEFAULT_PORT)) return { ok: false, reason: `scheme ${u.protocol.replace(/:$/, '')} is not allowed (http or https only)` };
   if (u.username || u.password) return { ok: false, reason: 'the URL carries credentials' };
   const site = siteRule(sctx.siteUrl);
-  if (site && ruleMatches(site, u)) return { ok: true, base: site.base };
+  if (site && ruleMatches(site, u)) return { ok: true, base: site.base, site: true };
   for (const e of sctx.trustedHosts) {
     const r = parseRule(e);
-    if (r && ruleMatches(r, u)) return { ok: true, base: r.base };
+    if (r && ruleMatches(r, u)) return { ok: true, base: r.base, site: false };
   }
   const where = `${u.protocol}//${u.host}`;
   if (!site && sctx.trustedHosts.length === 0) return { ok: false, reason: `host ${where} is not trusted (no site URL is known and seed_trusted_source_hosts is empty)` };
@@ -153,7 +161,27 @@ export function checkSourceUrl(source: SeedSource, sctx: SourceContext): SourceC
     if (!Number.isFinite(at)) return { usable: false, reason: `expires_at ${JSON.stringify(source.expires_at)} is not a valid time` };
     if (at <= sctx.now.getTime()) return { usable: false, reason: `expired at ${source.expires_at}` };
   }
+  if (source.type === 'openlist-direct' && host.site && sctx.verifySiteDirect) {
+    const refused = siteDirectRefusal(u, host.base, sctx.verifySiteDirect);
+    if (refused) return { usable: false, reason: refused };
+  }
   return { usable: true, url: u };
+}
+
+/** Why this site's `/d/` would refuse the direct link `u` (its path below `base`), or null when it would serve it. */
+function siteDirectRefusal(u: URL, base: string, verify: NonNullable<SourceContext['verifySiteDirect']>): string | null {
+  let full: string;
+  try {
+    full = cleanPath(decodeURIComponent(u.pathname.slice(base.length + '/d'.length)));
+  } catch {
+    return 'the direct link does not name a valid path';
+  }
+  try {
+    verify(full, u.searchParams.get('sign') ?? undefined);
+  } catch (e) {
+    return `this site refuses the direct link (sign_all is on and its sign is not valid for ${full}: ${e instanceof Error ? e.message : String(e)})`;
+  }
+  return null;
 }
 
 /** The usable sources of a file, in seed order, and why the others are not. */

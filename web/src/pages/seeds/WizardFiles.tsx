@@ -13,14 +13,19 @@ import { needsDownload, type FileChoice } from './wizardModel.js';
 const MAX_ROWS = 500;
 
 type LinkKind = 'share' | 'direct';
-const LINK: Record<LinkKind, { label: string; available: (f: CapabilityFile) => boolean; unavailable: string }> = {
+const LINK: Record<LinkKind, { label: string; available: (f: CapabilityFile) => boolean; unavailable: string; hint?: string }> = {
   share: { label: 'Share link', available: (f) => f.share_available, unavailable: 'You may not create shares' },
-  direct: { label: 'Direct link', available: (f) => f.direct_source_available, unavailable: 'Direct links cannot be recorded while sign_all is on' },
+  direct: {
+    label: 'Direct link',
+    available: (f) => f.direct_source_available,
+    unavailable: 'Direct links cannot be recorded for this file',
+    hint: 'Records a signed /d/ link that never expires: anyone holding the seed can download this file',
+  },
 };
 
 /** One file's share- or direct-link checkbox. */
 function LinkCell({ kind, file, choice, onChange }: { kind: LinkKind; file: CapabilityFile; choice: FileChoice; onChange: (c: FileChoice) => void }) {
-  const { label, available, unavailable } = LINK[kind];
+  const { label, available, unavailable, hint } = LINK[kind];
   const ok = available(file);
   return (
     <td data-label={label}>
@@ -29,7 +34,7 @@ function LinkCell({ kind, file, choice, onChange }: { kind: LinkKind; file: Capa
         aria-label={`${label} for ${file.seed_path}`}
         checked={choice[kind]}
         disabled={!ok}
-        title={ok ? undefined : unavailable}
+        title={ok ? hint : unavailable}
         onChange={(e) => onChange({ ...choice, [kind]: e.target.checked })}
       />
     </td>
