@@ -63,4 +63,8 @@ export async function serve(config: Config): Promise<void> {
   const address = await http.listen({ port: config.port, host: config.host });
   app.tasks.start();
   app.logger.info({ address, database: app.database.dialect, dataDir: config.dataDir }, 'Ferry is listening');
+  if (!(await app.settings.getBool('sign_all'))) {
+    // installs from before private-by-default had every default saved, sign_all=false included
+    app.logger.warn('sign_all is off: /d/ and /p/ serve any file to anyone who knows its path; save sign_all=true to require signed links');
+  }
 }
