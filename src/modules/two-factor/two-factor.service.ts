@@ -30,10 +30,13 @@ export class TwoFactorService {
   ) {}
 
   /**
-   * A code checked outside the login (disable, verify) is a guess against the user's `otp:` lockout key: five
-   * wrong ones in 15 minutes, however many arrive at once, then 429. (At login the username key counts them.)
+   * A code checked against the stored secret outside the login (disable) is a guess against the user's `otp:`
+   * lockout key: five wrong ones in 15 minutes, however many arrive at once, then 429. (At login the username
+   * key counts them; at verify the client sends the secret itself, so there is nothing to guess.) A code that is
+   * not six digits is refused without counting.
    */
   private async guess(userId: number, secret: string, code: string): Promise<boolean> {
+    if (!/^\d{6}$/.test(code.trim())) return false;
     const attempt = await this.lockout.reserve([otpKey(userId)]);
     if (!attempt) throw tooManyRequests('too many wrong 2FA codes; try again later');
     const right = await this.consume(userId, secret, code);
@@ -77,7 +80,7 @@ export class TwoFactorService {
     if (user.otpSecret) throw conflict('2FA is already enabled');
     const clean = secret.trim().toUpperCase().replace(/=+$/, '');
     if (!/^[A-Z2-7]{16,128}$/.test(clean)) throw badRequest('secret: not a base32 2FA secret');
-    if (!(await this.guess(user.id, clean, code))) throw badRequest(INVALID_CODE);
+    if (!(await this.consume(user.id, clean, code))) throw badRequest(INVALID_CODE);
     await this.users.update(user.id, { otpSecret: clean });
   }
 
