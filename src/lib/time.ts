@@ -4,5 +4,5 @@
  */
 export function isoTime(t: Date | number): string {
   const d = typeof t === 'number' ? new Date(t) : t;
-  return d.toISOString().replace(/Z$/, '+00:00');
+  return `${d.toISOString().slice(0, -1)}+00:00`; // toISOString always ends in Z
 }

@@ -10,23 +10,24 @@ const TYPES: [number, string[]][] = [
   [4, ['txt', 'htm', 'html', 'xml', 'java', 'properties', 'sql', 'js', 'md', 'json', 'conf', 'ini', 'vue', 'php', 'py', 'bat', 'gitignore', 'yml', 'go', 'sh', 'c', 'cpp', 'h', 'hpp', 'tsx', 'vtt', 'srt', 'ass', 'rs', 'lrc', 'strm', 'oss', 'cas']],
 ];
 
+const TYPE_OF = new Map(TYPES.flatMap(([t, exts]) => exts.map((e) => [e, t] as const)));
+
 /** OpenList type number from the name: 0 unknown, 2 video, 3 audio, 4 text, 5 image. */
 export function fileType(name: string): number {
   const dot = name.lastIndexOf('.');
   if (dot < 0) return 0;
-  const ext = name.slice(dot + 1).toLowerCase();
-  for (const [t, exts] of TYPES) if (exts.includes(ext)) return t;
-  return 0;
+  return TYPE_OF.get(name.slice(dot + 1).toLowerCase()) ?? 0;
 }
 
 export function presentObj(e: Entry, sign: string): ObjView {
   const hashes = e.hashes && Object.keys(e.hashes).length ? e.hashes : null;
+  const modified = isoTime(e.modified);
   return {
     name: e.name,
     size: e.isDir ? 0 : e.size,
     is_dir: e.isDir,
-    modified: isoTime(e.modified),
-    created: isoTime(e.created ?? e.modified),
+    modified,
+    created: e.created && e.created.getTime() !== e.modified.getTime() ? isoTime(e.created) : modified,
     sign: e.isDir ? '' : sign,
     thumb: '',
     type: e.isDir ? 1 : fileType(e.name),

@@ -6,6 +6,7 @@ import type { HttpApp } from '../../http/types.js';
 import { badRequest, forbidden } from '../../lib/errors.js';
 import { assertSafeName, stripBasePath } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
+import { compareListed, compareNames } from '../../lib/name-order.js';
 import { can, isAdmin, Perm } from '../users/user.model.js';
 import { presentObj } from './fs.present.js';
 import type { FsService } from './fs.service.js';
@@ -16,7 +17,7 @@ import type { TaskQueue } from '../tasks/tasks.service.js';
 
 export interface FsRouteDeps {
   fs: FsService;
-  links: Pick<Links, 'sign' | 'direct'>;
+  links: Pick<Links, 'sign' | 'signer' | 'direct'>;
   tasks: TaskQueue;
 }
 import { baseName, joinPath } from '../../lib/paths.js';
@@ -44,10 +45,13 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
     const full = userPath(user, req.body.path);
     const dir = await fs.stat(full);
     if (!dir.isDir) throw badRequest('not a folder');
-    const entries = (await fs.list(full)).sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
+    const entries = (await fs.list(full)).sort(compareListed);
     const { offset, limit } = paging(req.body);
     const slice = limit === null ? entries : entries.slice(offset, offset + limit);
-    const content = await Promise.all(slice.map(async (e) => presentObj(e, e.isDir ? '' : await links.sign(joinPath(full, e.name)))));
+    // one settings read per listing, then plain calls: no promise or query per entry
+    const sign = await links.signer();
+    const prefix = full === '/' ? '/' : `${full}/`;
+    const content = slice.map((e) => presentObj(e, e.isDir ? '' : sign(prefix + e.name)));
     return ok({ content, total: entries.length, readme: '', header: '', write: can(user, Perm.WRITE), provider: dir.storage?.record.driver ?? 'unknown' });
   });
 
@@ -76,7 +80,7 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
     const user = currentUser(req);
     if (req.body.force_root && !isAdmin(user)) throw forbidden('Permission denied');
     const full = req.body.force_root ? userPath({ ...user, basePath: '/' }, req.body.path) : userPath(user, req.body.path);
-    const dirs = (await fs.list(full)).filter((e) => e.isDir).sort((a, b) => a.name.localeCompare(b.name));
+    const dirs = (await fs.list(full)).filter((e) => e.isDir).sort((a, b) => compareNames(a.name, b.name));
     return ok(dirs.map((d) => ({ name: d.name, modified: isoTime(d.modified) })));
   });
 

@@ -41,11 +41,16 @@ export const DirSchema = Type.Object({ name: Type.String(), modified: Type.Strin
 
 export const PathBody = Type.Object({ path: Type.String(), password: Type.Optional(Type.String()) });
 
+/** Paging numbers are 32-bit integers (OpenList's are Go ints); anything else is a 400. */
+const INT32 = 2 ** 31 - 1;
+
 export const ListBody = Type.Object({
   path: Type.String(),
   password: Type.Optional(Type.String()),
-  page: Type.Optional(Type.Integer()),
-  per_page: Type.Optional(Type.Integer()),
+  /** From 1; below 1 is 1 (OpenList). */
+  page: Type.Optional(Type.Integer({ minimum: -INT32, maximum: INT32 })),
+  /** Below 1 (the web UI sends 0) = everything. */
+  per_page: Type.Optional(Type.Integer({ minimum: -INT32, maximum: INT32 })),
   refresh: Type.Optional(Type.Boolean()),
 });
 

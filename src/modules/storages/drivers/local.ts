@@ -16,6 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve, dirname, relative } from 'node:path';
 import { Readable, Transform, pipeline } from 'node:stream';
 import { BasePendingWrite } from './pending.js';
+import type { ListReply, ListRequest } from './local-list.worker.js';
+import { WorkerPool } from '../../../lib/worker-pool.js';
 import {
   DriverError,
   HASH_NAMES,
@@ -35,7 +37,7 @@ import {
 } from './types.js';
 import { hasAny } from '../../../lib/hashes.js';
 import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
-import { KeyedMutex, MultiHasher, TEMP_PREFIX, checkName, checkPath, checkRange, checkTransfer, isTempName, mapLimit } from './util.js';
+import { KeyedMutex, MultiHasher, TEMP_PREFIX, checkName, checkPath, checkRange, checkTransfer, isTempName } from './util.js';
 
 export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'root_folder_path', type: 'string', default: '', required: true, help: 'Host directory holding the files. It must exist; a relative path is made absolute.' },
@@ -51,6 +53,18 @@ export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
 ];
 
 const DELETE_PERMANENTLY = 'delete permanently';
+
+/**
+ * Folder reads (readdir + a stat per entry) run on worker threads: a 100,000-entry folder costs the event loop
+ * one message, not 100,000 promises, and its stats do not queue on libuv's pool ahead of everyone's downloads.
+ */
+const listing = new WorkerPool<ListRequest, ListReply>({
+  module: new URL(import.meta.url.endsWith('.ts') ? './local-list.worker.ts' : './local-list.worker.js', import.meta.url),
+  name: 'ferry-list',
+  size: 2,
+  maxQueue: 256,
+  revive: (e) => Object.assign(new Error(e.message), { code: e.code }),
+});
 const READ_HWM = 256 * 1024;
 
 export interface LocalDeps {
@@ -193,19 +207,21 @@ export class LocalDriver implements StorageDriver {
 
   async list(path: string): Promise<Entry[]> {
     const dir = this.abs(path);
-    let dirents: Dirent[];
+    let got: ListReply;
     try {
-      dirents = await fsp.readdir(dir, { withFileTypes: true });
+      got = await listing.run({ dir, showHidden: this.showHidden, tempPrefix: TEMP_PREFIX });
     } catch (e) {
       throw mapFsError(e, path);
     }
-    const names = dirents.map((d) => d.name).filter((n) => !isTempName(n) && (this.showHidden || !n.startsWith('.')));
-    const entries = await mapLimit(names, 32, async (name) => {
-      const abs = join(dir, name);
-      const st = await fsp.stat(abs).catch(() => fsp.lstat(abs).catch(() => null)); // broken symlink → lstat
-      return st ? this.toEntry(joinPath(path, name), st) : null;
-    });
-    return entries.filter((e): e is Entry => e !== null);
+    const { names, dirs, sizes, mtimes, births } = got;
+    const prefix = path === '/' ? '/' : path + '/';
+    const entries = new Array<Entry>(names.length);
+    for (let i = 0; i < names.length; i++) {
+      const e: Entry = { name: names[i]!, path: prefix + names[i]!, size: sizes[i]!, isDir: dirs[i] === 1, modified: new Date(mtimes[i]!) };
+      if (births[i]! > 0) e.created = new Date(births[i]!);
+      entries[i] = e;
+    }
+    return entries;
   }
 
   async stat(path: string): Promise<Entry> {
