@@ -5,8 +5,9 @@
  *   overwrite=false, which is atomic no-clobber) → fsync of the directory. Commits to the same
  *   path are serialised in-process so the hash index always describes the file that won.
  * - Hashes come from an injected HashIndex keyed by (path, size, mtime ms). It is filled on every
- *   committed write (computed or caller-supplied digests) and on every complete whole-file read,
- *   and it is moved/invalidated along with the files.
+ *   committed write (the digests of the `hash_on_write` option, computed by the injected engine
+ *   while the bytes arrive, or caller-supplied ones) and on every complete whole-file read, and it
+ *   is moved/invalidated along with the files.
  * - Directory copies are built in a hidden temp directory and renamed into place at the end.
  */
 import { constants as fsc, type Dirent, type Stats } from 'node:fs';
@@ -15,11 +16,12 @@ import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve, dirname, relative } from 'node:path';
 import { Readable, Transform, pipeline } from 'node:stream';
-import { BasePendingWrite } from './pending.js';
+import { BasePendingWrite, type WriteHashing } from './pending.js';
 import {
   DriverError,
   HASH_NAMES,
   type ByteRange,
+  type HashEngine,
   type DriverCapabilities,
   type Entry,
   type HashIndex,
@@ -35,7 +37,20 @@ import {
 } from './types.js';
 import { hasAny } from '../../../lib/hashes.js';
 import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
-import { KeyedMutex, MultiHasher, TEMP_PREFIX, checkName, checkPath, checkRange, checkTransfer, isTempName, mapLimit } from './util.js';
+import {
+  HASH_ON_WRITE_OPTION,
+  KeyedMutex,
+  MultiHasher,
+  TEMP_PREFIX,
+  checkName,
+  checkPath,
+  checkRange,
+  checkTransfer,
+  inlineHashEngine,
+  isTempName,
+  mapLimit,
+  parseHashOnWrite,
+} from './util.js';
 
 export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'root_folder_path', type: 'string', default: '', required: true, help: 'Host directory holding the files. It must exist; a relative path is made absolute.' },
@@ -48,6 +63,7 @@ export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
     required: false,
     help: 'Empty or "delete permanently" deletes for real; otherwise removed items are moved under this host directory, mirroring their folder.',
   },
+  HASH_ON_WRITE_OPTION,
 ];
 
 const DELETE_PERMANENTLY = 'delete permanently';
@@ -55,7 +71,12 @@ const READ_HWM = 256 * 1024;
 
 export interface LocalDeps {
   hashIndex: HashIndex;
+  /** Computes the digests of writes; default: on the calling thread. */
+  hashEngine?: HashEngine;
 }
+
+/** Bytes an upload may gather in memory while the previous batch is being written to disk. */
+const WRITE_HWM = 2 * 1024 * 1024;
 
 function mapFsError(e: unknown, path: string): DriverError {
   if (e instanceof DriverError) return e;
@@ -132,12 +153,16 @@ export class LocalDriver implements StorageDriver {
   private readonly recycleBin: string | null;
   /** @internal used by LocalPendingWrite */
   readonly commitLock = new KeyedMutex();
+  /** @internal used by LocalPendingWrite */
+  readonly hashing: WriteHashing;
 
   private constructor(
     readonly options: Readonly<Record<string, unknown>>,
     root: string,
     /** @internal */ readonly index: HashIndex,
+    hashing: WriteHashing,
   ) {
+    this.hashing = hashing;
     this.root = root;
     this.showHidden = options.show_hidden !== false;
     this.dirMode = parseInt(String(options.mkdir_perm || '777'), 8);
@@ -155,7 +180,11 @@ export class LocalDriver implements StorageDriver {
     }
     const perm = String(opts.mkdir_perm || '777');
     if (!/^[0-7]{1,4}$/.test(perm)) throw new DriverError('invalid_option', `mkdir_perm must be octal, got ${perm}`, { option: 'mkdir_perm' });
-    return new LocalDriver({ ...opts, root_folder_path: root }, await fsp.realpath(root), deps.hashIndex);
+    const onWrite = parseHashOnWrite(opts.hash_on_write ?? HASH_ON_WRITE_OPTION.default);
+    return new LocalDriver({ ...opts, root_folder_path: root, hash_on_write: onWrite.normalized }, await fsp.realpath(root), deps.hashIndex, {
+      engine: deps.hashEngine ?? inlineHashEngine,
+      onWrite: onWrite.names,
+    });
   }
 
   /** Host path for an in-storage path (validated). */
@@ -526,6 +555,15 @@ export async function lastChange(abs: string): Promise<number | null> {
   return last;
 }
 
+/** The chunks after the first `n` bytes (a short writev). */
+function dropBytes(chunks: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (i < chunks.length && n >= chunks[i]!.length) n -= chunks[i++]!.length;
+  const rest = chunks.slice(i);
+  if (n > 0 && rest.length) rest[0] = rest[0]!.subarray(n);
+  return rest;
+}
+
 class LocalPendingWrite extends BasePendingWrite {
   private fhOpen = true;
 
@@ -537,14 +575,16 @@ class LocalPendingWrite extends BasePendingWrite {
     private readonly fh: FileHandle,
     opts: WriteOptions,
   ) {
-    super(path, opts);
+    super(path, opts, driver.hashing, WRITE_HWM);
   }
 
-  protected async sink(chunk: Buffer): Promise<void> {
-    let off = 0;
-    while (off < chunk.length) {
-      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
-      off += bytesWritten;
+  protected async sink(chunks: Buffer[], bytes: number): Promise<void> {
+    let left = chunks;
+    let todo = bytes;
+    while (todo > 0) {
+      const { bytesWritten } = await this.fh.writev(left);
+      todo -= bytesWritten;
+      if (todo > 0) left = dropBytes(left, bytesWritten);
     }
   }
 

@@ -1,13 +1,25 @@
 /**
  * The driver-independent half of a two-phase write: a Writable sink that counts, enforces the
- * declared size, hashes (one pass) and forwards chunks to the driver; commit/abort bookkeeping;
- * automatic abort when the stream is destroyed with an error (client disconnect).
+ * declared size, hashes (one pass, through the injected engine: worker threads in the server) and
+ * forwards chunks to the driver; commit/abort bookkeeping; automatic abort when the stream is
+ * destroyed with an error (client disconnect).
+ *
+ * Receiving, hashing and storing overlap: while the driver stores one batch, the next chunks
+ * gather in the stream's buffer (up to its high-water mark) and go down together (`writev`);
+ * each batch is handed to the hashing engine as the driver starts storing it.
  */
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DriverError, HASH_NAMES, type CommitOptions, type Entry, type Hashes, type PendingWrite, type WriteOptions } from './types.js';
+import { DriverError, type CommitOptions, type Entry, type HashEngine, type HashName, type Hashes, type PendingWrite, type StreamHasher, type WriteOptions } from './types.js';
 import { normalizeHashes } from '../../../lib/hashes.js';
-import { MultiHasher, assertHashesAgree, toError } from './util.js';
+import { assertHashesAgree, toError } from './util.js';
+
+/** How a driver's writes hash: the engine, and the digests recorded unless the caller says otherwise. */
+export interface WriteHashing {
+  engine: HashEngine;
+  /** The storage's `hash_on_write`. */
+  onWrite: readonly HashName[];
+}
 
 type State = 'open' | 'committing' | 'committed' | 'aborted';
 
@@ -15,7 +27,7 @@ export abstract class BasePendingWrite implements PendingWrite {
   readonly stream: Writable;
   private written = 0;
   private state: State = 'open';
-  private readonly hasher: MultiHasher | null;
+  private readonly hasher: StreamHasher | null;
   private abortPromise: Promise<void> | null = null;
   private streamError: Error | null = null;
   /** The sink/finish call in progress; discard waits for it so nothing lands after cleanup. */
@@ -26,19 +38,21 @@ export abstract class BasePendingWrite implements PendingWrite {
   protected constructor(
     readonly path: string,
     protected readonly opts: WriteOptions,
+    hashing: WriteHashing,
     highWaterMark = 1 << 20,
   ) {
-    const compute = opts.computeHashes ?? HASH_NAMES;
-    this.hasher = compute.length ? new MultiHasher(compute) : null;
     this.declaredSize = opts.size;
     if (this.declaredSize !== undefined && !(Number.isSafeInteger(this.declaredSize) && this.declaredSize >= 0)) {
       throw new DriverError('invalid_operation', `invalid size ${String(opts.size)}`, { path });
     }
     this.expected = normalizeHashes(opts.expectedHashes);
+    const compute = opts.computeHashes ?? hashing.onWrite;
+    this.hasher = compute.length ? hashing.engine(compute, this.declaredSize) : null;
     this.stream = new Writable({
       highWaterMark,
-      write: (chunk: Buffer, _enc, cb) => {
-        this.track(this.accept(chunk)).then(() => cb(), (e: unknown) => cb(toError(e)));
+      // a single chunk comes here too (Writable's default _write calls _writev)
+      writev: (chunks, cb) => {
+        this.track(this.accept(chunks.map((c) => c.chunk as Buffer))).then(() => cb(), (e: unknown) => cb(toError(e)));
       },
       final: (cb) => {
         if (this.state !== 'open') return cb(new DriverError('aborted', 'write is no longer open', { path }));
@@ -57,8 +71,8 @@ export abstract class BasePendingWrite implements PendingWrite {
     return this.written;
   }
 
-  /** Stores one chunk (called in order, one at a time; awaiting it applies back-pressure). */
-  protected abstract sink(chunk: Buffer): Promise<void>;
+  /** Stores a batch of chunks, `bytes` in all (called in order, one at a time; awaiting it applies back-pressure). */
+  protected abstract sink(chunks: Buffer[], bytes: number): Promise<void>;
   /** All bytes were written (stream ended). */
   protected abstract finish(): Promise<void>;
   /** Makes the data visible at `path`. `hashes` = computed ∪ caller-supplied. */
@@ -71,14 +85,18 @@ export abstract class BasePendingWrite implements PendingWrite {
     return p;
   }
 
-  private async accept(chunk: Buffer): Promise<void> {
+  private async accept(chunks: Buffer[]): Promise<void> {
     if (this.state !== 'open') throw new DriverError('aborted', 'write is no longer open', { path: this.path });
-    if (this.declaredSize !== undefined && this.written + chunk.length > this.declaredSize) {
+    let bytes = 0;
+    for (const c of chunks) bytes += c.length;
+    if (this.declaredSize !== undefined && this.written + bytes > this.declaredSize) {
       throw new DriverError('size_mismatch', `more than the declared ${this.declaredSize} bytes`, { path: this.path });
     }
-    this.written += chunk.length;
-    this.hasher?.update(chunk);
-    await this.sink(chunk);
+    this.written += bytes;
+    const h = this.hasher;
+    if (!h) return this.sink(chunks, bytes);
+    // the engine copies the bytes while the driver stores them; both must be done before the next batch
+    await Promise.all([...chunks.map((c) => h.update(c)), this.sink(chunks, bytes)]);
   }
 
   async pipeFrom(src: Readable | AsyncIterable<Uint8Array>): Promise<number> {
@@ -102,7 +120,7 @@ export abstract class BasePendingWrite implements PendingWrite {
       if (this.declaredSize !== undefined && this.written !== this.declaredSize) {
         throw new DriverError('size_mismatch', `received ${this.written} bytes, declared ${this.declaredSize}`, { path: this.path });
       }
-      const computed = this.hasher?.digest() ?? {};
+      const computed = this.hasher ? await this.hasher.digest() : {};
       const supplied = normalizeHashes(copts.hashes);
       assertHashesAgree(this.path, supplied, computed, 'supplied vs computed');
       const all: Hashes = { ...supplied, ...computed };
@@ -121,6 +139,7 @@ export abstract class BasePendingWrite implements PendingWrite {
     if (this.state === 'committed') return Promise.resolve();
     this.state = 'aborted';
     this.streamError ??= reason === undefined ? null : toError(reason);
+    this.hasher?.abort(this.streamError ?? new DriverError('aborted', 'write aborted', { path: this.path }));
     if (!this.abortPromise) {
       if (!this.stream.destroyed) this.stream.destroy();
       const pending = this.inflight;
