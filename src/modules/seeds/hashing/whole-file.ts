@@ -17,8 +17,8 @@ export interface WholeFileJob {
  * concurrent write holds a ring; 8 MiB rides out a slow worker for a few milliseconds
  * (measured with `npm run bench -- datapath --only upload`).
  */
-const WRITE_RING_BYTES = 8 * 1024 * 1024;
-const WRITE_SEGMENT_BYTES = 1024 * 1024;
+const WRITE_RING_BYTES = 16 * 1024 * 1024;
+const WRITE_SEGMENT_BYTES = 4 * 1024 * 1024;
 
 /** Starts a job computing `names` over one file; `expectedSize` lets big files go to the workers at once. */
 export function wholeFileDigests(names: readonly HashName[], expectedSize?: number, pool?: HashPool): WholeFileJob {

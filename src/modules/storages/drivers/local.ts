@@ -75,8 +75,13 @@ export interface LocalDeps {
   hashEngine?: HashEngine;
 }
 
-/** Bytes an upload may gather in memory while the previous batch is being written to disk. */
-const WRITE_HWM = 2 * 1024 * 1024;
+/** Bytes an upload gathers into one writev while the previous batch is being written to disk. */
+const WRITE_BATCH = 1024 * 1024;
+/**
+ * A write asks the disk to catch up (fdatasync, in the background) every this many bytes, so the
+ * fsync before the rename finds little left to write instead of the whole file.
+ */
+const SYNC_EVERY = 64 * 1024 * 1024;
 
 function mapFsError(e: unknown, path: string): DriverError {
   if (e instanceof DriverError) return e;
@@ -566,6 +571,11 @@ function dropBytes(chunks: Buffer[], n: number): Buffer[] {
 
 class LocalPendingWrite extends BasePendingWrite {
   private fhOpen = true;
+  private stored = 0;
+  private syncedAt = 0;
+  /** The background fdatasync in flight; a failure fails the write at the next batch or at commit. */
+  private syncing: Promise<void> | null = null;
+  private syncError: unknown = null;
 
   constructor(
     private readonly driver: LocalDriver,
@@ -575,10 +585,11 @@ class LocalPendingWrite extends BasePendingWrite {
     private readonly fh: FileHandle,
     opts: WriteOptions,
   ) {
-    super(path, opts, driver.hashing, WRITE_HWM);
+    super(path, opts, driver.hashing, WRITE_BATCH);
   }
 
   protected async sink(chunks: Buffer[], bytes: number): Promise<void> {
+    if (this.syncError) throw this.syncError;
     let left = chunks;
     let todo = bytes;
     while (todo > 0) {
@@ -586,9 +597,22 @@ class LocalPendingWrite extends BasePendingWrite {
       todo -= bytesWritten;
       if (todo > 0) left = dropBytes(left, bytesWritten);
     }
+    this.stored += bytes;
+    if (!this.syncing && this.stored - this.syncedAt >= SYNC_EVERY) {
+      this.syncedAt = this.stored;
+      this.syncing = this.fh
+        .datasync()
+        .catch((e: unknown) => {
+          this.syncError ??= e;
+        })
+        .finally(() => (this.syncing = null));
+    }
   }
 
-  protected async finish(): Promise<void> {}
+  protected async finish(): Promise<void> {
+    await this.syncing;
+    if (this.syncError) throw mapFsError(this.syncError, this.path);
+  }
 
   protected async publish(hashes: Hashes): Promise<Entry> {
     const { fh, path, abs, tmp, driver } = this;
@@ -621,6 +645,7 @@ class LocalPendingWrite extends BasePendingWrite {
   }
 
   protected async discard(): Promise<void> {
+    await this.syncing;
     if (this.fhOpen) {
       this.fhOpen = false;
       await this.fh.close().catch(() => undefined);

@@ -4,9 +4,9 @@
  * forwards chunks to the driver; commit/abort bookkeeping; automatic abort when the stream is
  * destroyed with an error (client disconnect).
  *
- * Receiving, hashing and storing overlap: while the driver stores one batch, the next chunks
- * gather in the stream's buffer (up to its high-water mark) and go down together (`writev`);
- * each batch is handed to the hashing engine as the driver starts storing it.
+ * Receiving, hashing and storing overlap: chunks gather into batches of `batchBytes`; while the
+ * driver stores one batch (and the engine copies it for hashing), the next one gathers. Big
+ * batches keep the per-call costs (a thread-pool round trip per write) off the per-chunk path.
  */
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,6 +32,10 @@ export abstract class BasePendingWrite implements PendingWrite {
   private streamError: Error | null = null;
   /** The sink/finish call in progress; discard waits for it so nothing lands after cleanup. */
   private inflight: Promise<void> | null = null;
+  /** The batch gathering, and the one being stored. */
+  private batch: Buffer[] = [];
+  private batchLen = 0;
+  private storing: Promise<void> | null = null;
   protected readonly declaredSize: number | undefined;
   protected readonly expected: Hashes;
 
@@ -39,7 +43,7 @@ export abstract class BasePendingWrite implements PendingWrite {
     readonly path: string,
     protected readonly opts: WriteOptions,
     hashing: WriteHashing,
-    highWaterMark = 1 << 20,
+    private readonly batchBytes = 1 << 20,
   ) {
     this.declaredSize = opts.size;
     if (this.declaredSize !== undefined && !(Number.isSafeInteger(this.declaredSize) && this.declaredSize >= 0)) {
@@ -49,14 +53,25 @@ export abstract class BasePendingWrite implements PendingWrite {
     const compute = opts.computeHashes ?? hashing.onWrite;
     this.hasher = compute.length ? hashing.engine(compute, this.declaredSize) : null;
     this.stream = new Writable({
-      highWaterMark,
-      // a single chunk comes here too (Writable's default _write calls _writev)
-      writev: (chunks, cb) => {
-        this.track(this.accept(chunks.map((c) => c.chunk as Buffer))).then(() => cb(), (e: unknown) => cb(toError(e)));
+      // what may wait here while a full batch waits for the previous one to be stored
+      highWaterMark: Math.min(batchBytes, 256 * 1024),
+      write: (chunk: Buffer, _enc, cb) => {
+        try {
+          if (!this.accept(chunk)) return cb();
+        } catch (e) {
+          return cb(toError(e));
+        }
+        this.track(this.dispatch()).then(() => cb(), (e: unknown) => cb(toError(e)));
       },
       final: (cb) => {
         if (this.state !== 'open') return cb(new DriverError('aborted', 'write is no longer open', { path }));
-        this.track(this.finish()).then(() => cb(), (e: unknown) => cb(toError(e)));
+        this.track(
+          (async () => {
+            await this.dispatch();
+            await this.storing;
+            await this.finish();
+          })(),
+        ).then(() => cb(), (e: unknown) => cb(toError(e)));
       },
       destroy: (err, cb) => {
         if (err) {
@@ -85,18 +100,36 @@ export abstract class BasePendingWrite implements PendingWrite {
     return p;
   }
 
-  private async accept(chunks: Buffer[]): Promise<void> {
+  /** Counts and checks a chunk and adds it to the batch; true when the batch is full. */
+  private accept(chunk: Buffer): boolean {
     if (this.state !== 'open') throw new DriverError('aborted', 'write is no longer open', { path: this.path });
-    let bytes = 0;
-    for (const c of chunks) bytes += c.length;
-    if (this.declaredSize !== undefined && this.written + bytes > this.declaredSize) {
+    if (this.declaredSize !== undefined && this.written + chunk.length > this.declaredSize) {
       throw new DriverError('size_mismatch', `more than the declared ${this.declaredSize} bytes`, { path: this.path });
     }
-    this.written += bytes;
+    this.written += chunk.length;
+    if (chunk.length === 0) return false;
+    this.batch.push(chunk);
+    this.batchLen += chunk.length;
+    return this.batchLen >= this.batchBytes;
+  }
+
+  /**
+   * Waits for the previous batch to be stored (its failure fails this call), then starts storing
+   * the gathered one without waiting for it: the next batch gathers meanwhile.
+   */
+  private async dispatch(): Promise<void> {
+    await this.storing;
+    if (this.state !== 'open') throw new DriverError('aborted', 'write is no longer open', { path: this.path });
+    if (this.batchLen === 0) return;
+    const chunks = this.batch;
+    const bytes = this.batchLen;
+    this.batch = [];
+    this.batchLen = 0;
     const h = this.hasher;
-    if (!h) return this.sink(chunks, bytes);
-    // the engine copies the bytes while the driver stores them; both must be done before the next batch
-    await Promise.all([...chunks.map((c) => h.update(c)), this.sink(chunks, bytes)]);
+    // the engine copies the bytes while the driver stores them
+    const p = h ? Promise.all([...chunks.map((c) => h.update(c)), this.sink(chunks, bytes)]).then(() => undefined) : this.sink(chunks, bytes);
+    p.catch(() => undefined); // observed by the next dispatch, final() or abort()
+    this.storing = p;
   }
 
   async pipeFrom(src: Readable | AsyncIterable<Uint8Array>): Promise<number> {
@@ -143,8 +176,12 @@ export abstract class BasePendingWrite implements PendingWrite {
     if (!this.abortPromise) {
       if (!this.stream.destroyed) this.stream.destroy();
       const pending = this.inflight;
+      const storing = this.storing;
+      this.batch = [];
+      this.batchLen = 0;
       this.abortPromise = (async () => {
         await pending?.catch(() => undefined);
+        await storing?.catch(() => undefined);
         await this.discard();
       })().catch(() => undefined);
     }
