@@ -13,13 +13,12 @@ export interface WholeFileJob {
 }
 
 /**
- * Ring and segment of a write job: an upload arrives slower than a disk reads and every
- * concurrent write holds a ring (and the pool keeps one per worker for reuse): 8 MiB in 2 MiB
- * segments rides out a slow worker and keeps the wake-ups of the workers few
- * (measured with `npm run bench -- datapath --only upload`).
+ * Ring and segment of a write job: the sizes the sidecar uploads use (sidecar-writer.ts), so the
+ * pool's free rings serve both and a server keeps as few as possible (peak RSS, issue #17).
+ * An upload arrives slower than a disk reads: 4 rings' worth of segments in flight are enough.
  */
-const WRITE_RING_BYTES = 8 * 1024 * 1024;
-const WRITE_SEGMENT_BYTES = 2 * 1024 * 1024;
+const WRITE_RING_BYTES = 4 * 1024 * 1024;
+const WRITE_SEGMENT_BYTES = 1024 * 1024;
 
 /** Starts a job computing `names` over one file; `expectedSize` lets big files go to the workers at once. */
 export function wholeFileDigests(names: readonly HashName[], expectedSize?: number, pool?: HashPool): WholeFileJob {
