@@ -16,7 +16,7 @@ import { WHOLE_ONLY, bytes, coreutils, driverOf, filesDir, generated, hex, probe
 import { seedData, seedFileOf } from '../seeds-ops/transfer-helpers.js';
 
 const MiB = 1024 * 1024;
-/** Bigger than the write job's 16 MiB ring and not a multiple of any chunk or segment size. */
+/** Several times the hashing ring (UPLOAD_RING_BYTES) and not a multiple of any chunk or segment size. */
 const BIG = bytes(21 * MiB + 12_345, 71);
 const SMALL = bytes(300_001, 72);
 

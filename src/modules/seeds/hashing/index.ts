@@ -5,7 +5,7 @@ export type { HasherTuning } from './hasher.js';
 export { hashFiles, hashInput } from './sources.js';
 export type { HashInput } from './sources.js';
 export { HashPool, defaultHashPool } from './pool.js';
-export { wholeFileDigests } from './whole-file.js';
+export { UPLOAD_RING_BYTES, UPLOAD_SEGMENT_BYTES, wholeFileDigests } from './whole-file.js';
 export type { WholeFileJob } from './whole-file.js';
 export type { HashPoolOptions } from './pool.js';
 export { DEFAULT_INLINE_THRESHOLD, DEFAULT_PIECE_SIZE, HASH_NAMES } from './types.js';

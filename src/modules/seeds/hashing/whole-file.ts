@@ -13,16 +13,16 @@ export interface WholeFileJob {
 }
 
 /**
- * Ring and segment of a write job: the sizes the sidecar uploads use (sidecar-writer.ts), so the
- * pool's free rings serve both and a server keeps as few as possible (peak RSS, issue #17).
- * An upload arrives slower than a disk reads: 4 rings' worth of segments in flight are enough.
+ * Ring and segment of a hashing job fed by an upload (plain writes here, sidecar uploads in
+ * sidecar-writer.ts): an upload arrives slower than a disk reads and every concurrent upload
+ * holds a ring; one size for both lets the pool's free rings serve either (peak RSS, issue #17).
  */
-const WRITE_RING_BYTES = 4 * 1024 * 1024;
-const WRITE_SEGMENT_BYTES = 1024 * 1024;
+export const UPLOAD_RING_BYTES = 4 * 1024 * 1024;
+export const UPLOAD_SEGMENT_BYTES = 1024 * 1024;
 
 /** Starts a job computing `names` over one file; `expectedSize` lets big files go to the workers at once. */
 export function wholeFileDigests(names: readonly HashName[], expectedSize?: number, pool?: HashPool): WholeFileJob {
-  const h = new Hasher({ whole: names, expectedSize, pool, ringBytes: WRITE_RING_BYTES, segmentBytes: WRITE_SEGMENT_BYTES });
+  const h = new Hasher({ whole: names, expectedSize, pool, ringBytes: UPLOAD_RING_BYTES, segmentBytes: UPLOAD_SEGMENT_BYTES });
   // one file, opened now: an empty file still has digests
   h.startFile().catch(() => undefined);
   return {
