@@ -16,6 +16,7 @@ import { UploadService } from '../modules/fs/upload.service.js';
 import { journalDirOf, WriteSets } from '../modules/fs/write-set.js';
 import { HashIndexRepo } from '../modules/hash-index/hash-index.repo.js';
 import { HashIndexService } from '../modules/hash-index/hash-index.service.js';
+import { wholeFileDigests } from '../modules/seeds/hashing/index.js';
 import type { SeedsDeps } from '../modules/seeds/seeds.deps.js';
 import { sidecarCompanions, sidecarUploads } from '../modules/seeds/sidecars/sidecar-writer.js';
 import { SettingsRepo } from '../modules/settings/settings.repo.js';
@@ -65,7 +66,8 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const auth = new AuthService(usersRepo, settings, lockout, new Tokens(db, o.secret), twoFactor);
   const sshKeysRepo = new SshKeysRepo(db);
   const hashes = new HashIndexService(new HashIndexRepo(db), logger);
-  const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger);
+  // the digests of every write (hash index) are computed on the seeds' worker pool, off the event loop
+  const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger, (names, size) => wholeFileDigests(names, size));
   const fs = new FsService(storages, sidecarCompanions({ settings }));
   const links = new Links(settings, config.siteUrl);
   const writeSets = new WriteSets({ fs, driverOf: (id) => storages.driverOf(id), journalDir: journalDirOf(config.dataDir), logger });

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { cleanPath } from '../../lib/path-safety.js';
-import { drivers, getDriverDefinition, isDriverError, validateOptions, type StorageDriver } from './drivers/index.js';
+import { drivers, getDriverDefinition, isDriverError, validateOptions, type HashEngine, type StorageDriver } from './drivers/index.js';
 import type { HashIndexService } from '../hash-index/hash-index.service.js';
 import { SEED_POLICIES, type SeedPolicy, type StorageRecord } from './storage.model.js';
 import type { StoragesRepo } from './storages.repo.js';
@@ -90,6 +90,8 @@ export class StorageRegistry {
     private readonly repo: StoragesRepo,
     private readonly hashes: Pick<HashIndexService, 'forStorage' | 'clearStorage'>,
     private readonly logger: Logger,
+    /** Computes the digests storages record on write (the worker-thread engine in the server). */
+    private readonly hashEngine?: HashEngine,
   ) {}
 
   /** Initialises every storage; errors are recorded per storage. */
@@ -107,7 +109,7 @@ export class StorageRegistry {
     else {
       let driver: StorageDriver | null = null;
       try {
-        driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: this.hashes.forStorage(r.id), proxy: r.proxy });
+        driver = await getDriverDefinition(r.driver).create(r.addition, { hashIndex: this.hashes.forStorage(r.id), proxy: r.proxy, hashEngine: this.hashEngine });
         await probe(driver);
         m = { record: r, driver, status: 'work' };
       } catch (e) {

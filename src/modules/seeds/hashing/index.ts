@@ -5,6 +5,8 @@ export type { HasherTuning } from './hasher.js';
 export { hashFiles, hashInput } from './sources.js';
 export type { HashInput } from './sources.js';
 export { HashPool, defaultHashPool } from './pool.js';
+export { UPLOAD_RING_BYTES, UPLOAD_SEGMENT_BYTES, wholeFileDigests } from './whole-file.js';
+export type { WholeFileJob } from './whole-file.js';
 export type { HashPoolOptions } from './pool.js';
 export { DEFAULT_INLINE_THRESHOLD, DEFAULT_PIECE_SIZE, HASH_NAMES } from './types.js';
 export type { FileHashes, HashName, HashOptions, HashResult, HashSelection, PieceHashes } from './types.js';

@@ -12,13 +12,10 @@ import { joinPath, parentOf } from '../../../lib/paths.js';
 import type { CompanionFiles, CompanionWriter, UploadCompanions, UploadTarget } from '../../fs/fs.ports.js';
 import type { StorageRecord } from '../../storages/storage.model.js';
 import { applyHashMatrix, createSeed, encodeSeed, formatSeedTime, type SeedFile, type SeedFormat } from '../formats/index.js';
-import { createHasher, type HashResult } from '../hashing/index.js';
+import { UPLOAD_RING_BYTES, UPLOAD_SEGMENT_BYTES, createHasher, type HashResult } from '../hashing/index.js';
 import type { SeedsDeps } from '../seeds.deps.js';
 import { sidecarName, sidecarNamesOf } from './names.js';
 import { resolveSidecarPlan, type SidecarHeaders, type SidecarPlan } from './sidecar-policy.js';
-
-const UPLOAD_RING_BYTES = 4 * 1024 * 1024;
-const UPLOAD_SEGMENT_BYTES = 1024 * 1024;
 
 const SIDECAR_HEADERS = ['x-seed-sidecars', 'x-generate-seed', 'x-seed-format', 'x-seed-piece-size', 'x-seed-hash-matrix'] as const;
 

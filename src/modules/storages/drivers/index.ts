@@ -5,7 +5,7 @@
 import { LOCAL_OPTIONS, LocalDriver } from './local.js';
 import { S3_OPTIONS } from './s3-options.js';
 import type { S3Deps } from './s3.js';
-import { DriverError, MemoryHashIndex, type HashIndex, type OptionDescriptor, type StorageDriver } from './types.js';
+import { DriverError, MemoryHashIndex, type HashEngine, type HashIndex, type OptionDescriptor, type StorageDriver } from './types.js';
 import { validateOptions } from './util.js';
 
 export * from './types.js';
@@ -17,6 +17,8 @@ export { pathExists, readBuffer, writeBuffer } from './buffers.js';
 export interface DriverDeps {
   /** Hash index scoped to this storage, kept current by the driver. Defaults to an in-memory index. */
   hashIndex?: HashIndex;
+  /** Computes the digests writes record (`hash_on_write`); default: on the calling thread. */
+  hashEngine?: HashEngine;
   /** Storage-level `proxy` flag (contract §7). Default true. */
   proxy?: boolean;
   /** Test knobs for the S3 driver. */
@@ -47,7 +49,7 @@ export const drivers = {
     options: LOCAL_OPTIONS,
     async create(addition: unknown, deps: DriverDeps = {}) {
       const opts = validateOptions(LOCAL_OPTIONS, addition);
-      return LocalDriver.create(opts, { hashIndex: deps.hashIndex ?? new MemoryHashIndex() });
+      return LocalDriver.create(opts, { hashIndex: deps.hashIndex ?? new MemoryHashIndex(), hashEngine: deps.hashEngine });
     },
   },
   s3: {
@@ -58,7 +60,7 @@ export const drivers = {
       const opts = validateOptions(S3_OPTIONS, addition);
       // Loaded on first use: the AWS SDK costs ~25 MB of memory that local-only servers never need.
       const { S3Driver } = await import('./s3.js');
-      return S3Driver.create(opts, { proxy: deps.proxy, tuning: deps.s3Tuning, hashIndex: deps.hashIndex });
+      return S3Driver.create(opts, { proxy: deps.proxy, tuning: deps.s3Tuning, hashIndex: deps.hashIndex, hashEngine: deps.hashEngine });
     },
   },
 } satisfies Record<string, DriverDefinition>;

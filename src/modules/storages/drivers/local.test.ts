@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { driverContract, readAll, rejectsKind, writeFile } from './contract.js';
+import { chunked, driverContract, readAll, rejectsKind, writeFile } from './contract.js';
 import { createDriver, drivers } from './index.js';
 import { LocalDriver } from './local.js';
-import { MemoryHashIndex } from './types.js';
+import { MemoryHashIndex, type HashEngine, type HashName } from './types.js';
 
 const made: string[] = [];
 after(async () => {
@@ -61,6 +61,64 @@ describe('local driver specifics', () => {
     assert.equal(d.options.show_hidden, false);
     assert.equal('unknown' in d.options, false);
     assert.equal(d.options.root_folder_path, root);
+  });
+
+  it('hash_on_write: parsed case- and space-insensitively, "" or none = none, unknown names refused naming the option', async () => {
+    const root = await tempRoot();
+    assert.equal((await drivers.local.create({ root_folder_path: root })).options.hash_on_write, 'md5,sha1,sha256');
+    assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: ' SHA256;md5 ' })).options.hash_on_write, 'md5,sha256');
+    assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: 'none' })).options.hash_on_write, '');
+    assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: '' })).options.hash_on_write, '');
+    const e = await rejectsKind(drivers.local.create({ root_folder_path: root, hash_on_write: 'sha512' }), 'invalid_option', 'unknown hash');
+    assert.equal(e.option, 'hash_on_write');
+    assert.ok(drivers.s3.options.some((o) => o.name === 'hash_on_write'), 's3 has the option too');
+  });
+
+  it('writes hash through the injected engine: the names hash_on_write selects, unless the caller chooses', async () => {
+    const root = await tempRoot();
+    const jobs: { names: readonly HashName[]; size: number | undefined; bytes: number }[] = [];
+    const engine: HashEngine = (names, size) => {
+      const job = { names, size, bytes: 0 };
+      jobs.push(job);
+      return {
+        update: async (c) => void (job.bytes += c.length),
+        digest: async () => Object.fromEntries(names.map((n) => [n, `${n}-of-${job.bytes}`])),
+        abort: () => undefined,
+      };
+    };
+    const d = await drivers.local.create({ root_folder_path: root, hash_on_write: 'sha1' }, { hashEngine: engine });
+    const data = Buffer.alloc(3 * 1024 * 1024 + 5, 7);
+    const w = await d.beginWrite('/a.bin', { size: data.length });
+    await w.pipeFrom(chunked(data, 65_531));
+    const e = await w.commit();
+    assert.deepEqual(jobs.map((j) => [j.names, j.size, j.bytes]), [[['sha1'], data.length, data.length]]);
+    assert.deepEqual(e.hashes, { sha1: `sha1-of-${data.length}` });
+    assert.deepEqual(await d.hashes('/a.bin'), { sha1: `sha1-of-${data.length}` });
+    assert.ok((await readAll(d, '/a.bin')).equals(data), 'bytes intact across batches');
+    await writeFile(d, '/b.txt', 'b', { computeHashes: ['md5', 'sha256'] });
+    assert.deepEqual(jobs[1]!.names, ['md5', 'sha256']);
+    const none = await drivers.local.create({ root_folder_path: root, hash_on_write: '' }, { hashEngine: engine });
+    await writeFile(none, '/c.txt', 'c');
+    assert.equal(jobs.length, 2, 'no job when nothing is recorded');
+    assert.deepEqual(await none.hashes('/c.txt'), {});
+  });
+
+  it('an engine failure fails the write and leaves nothing behind', async () => {
+    const root = await tempRoot();
+    const engine: HashEngine = () => ({
+      update: async () => {
+        throw new Error('engine broke');
+      },
+      digest: async () => ({}),
+      abort: () => undefined,
+    });
+    const d = await drivers.local.create({ root_folder_path: root }, { hashEngine: engine });
+    await writeFile(d, '/keep.txt', 'old', { computeHashes: [] });
+    const w = await d.beginWrite('/keep.txt');
+    await assert.rejects(w.pipeFrom(chunked(Buffer.alloc(2 * 1024 * 1024, 1), 65_536)));
+    await assert.rejects(w.commit());
+    assert.deepEqual(await readdir(root), ['keep.txt']);
+    assert.equal((await readAll(d, '/keep.txt')).toString(), 'old');
   });
 
   it('temp files live in the target folder and are hidden from listings', async () => {

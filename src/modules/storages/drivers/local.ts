@@ -5,8 +5,9 @@
  *   overwrite=false, which is atomic no-clobber) → fsync of the directory. Commits to the same
  *   path are serialised in-process so the hash index always describes the file that won.
  * - Hashes come from an injected HashIndex keyed by (path, size, mtime ms). It is filled on every
- *   committed write (computed or caller-supplied digests) and on every complete whole-file read,
- *   and it is moved/invalidated along with the files.
+ *   committed write (the digests of the `hash_on_write` option, computed by the injected engine
+ *   while the bytes arrive, or caller-supplied ones) and on every complete whole-file read, and it
+ *   is moved/invalidated along with the files.
  * - Directory copies are built in a hidden temp directory and renamed into place at the end.
  */
 import { constants as fsc, type Dirent, type Stats } from 'node:fs';
@@ -15,13 +16,14 @@ import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve, dirname, relative } from 'node:path';
 import { Readable, Transform, pipeline } from 'node:stream';
-import { BasePendingWrite } from './pending.js';
+import { BasePendingWrite, type WriteHashing } from './pending.js';
 import type { ListReply, ListRequest } from './local-list.worker.js';
 import { WorkerPool } from '../../../lib/worker-pool.js';
 import {
   DriverError,
   HASH_NAMES,
   type ByteRange,
+  type HashEngine,
   type DriverCapabilities,
   type Entry,
   type HashIndex,
@@ -37,7 +39,19 @@ import {
 } from './types.js';
 import { hasAny } from '../../../lib/hashes.js';
 import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
-import { KeyedMutex, MultiHasher, TEMP_PREFIX, checkName, checkPath, checkRange, checkTransfer, isTempName } from './util.js';
+import {
+  HASH_ON_WRITE_OPTION,
+  KeyedMutex,
+  MultiHasher,
+  TEMP_PREFIX,
+  checkName,
+  checkPath,
+  checkRange,
+  checkTransfer,
+  inlineHashEngine,
+  isTempName,
+  parseHashOnWrite,
+} from './util.js';
 
 export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'root_folder_path', type: 'string', default: '', required: true, help: 'Host directory holding the files. It must exist; a relative path is made absolute.' },
@@ -50,6 +64,7 @@ export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
     required: false,
     help: 'Empty or "delete permanently" deletes for real; otherwise removed items are moved under this host directory, mirroring their folder.',
   },
+  HASH_ON_WRITE_OPTION,
 ];
 
 const DELETE_PERMANENTLY = 'delete permanently';
@@ -69,7 +84,17 @@ const READ_HWM = 256 * 1024;
 
 export interface LocalDeps {
   hashIndex: HashIndex;
+  /** Computes the digests of writes; default: on the calling thread. */
+  hashEngine?: HashEngine;
 }
+
+/** Bytes an upload gathers into one writev while the previous batch is being written to disk. */
+const WRITE_BATCH = 1024 * 1024;
+/**
+ * A write asks the disk to catch up (fdatasync, in the background) every this many bytes, so the
+ * fsync before the rename finds little left to write instead of the whole file.
+ */
+const SYNC_EVERY = 64 * 1024 * 1024;
 
 function mapFsError(e: unknown, path: string): DriverError {
   if (e instanceof DriverError) return e;
@@ -146,12 +171,16 @@ export class LocalDriver implements StorageDriver {
   private readonly recycleBin: string | null;
   /** @internal used by LocalPendingWrite */
   readonly commitLock = new KeyedMutex();
+  /** @internal used by LocalPendingWrite */
+  readonly hashing: WriteHashing;
 
   private constructor(
     readonly options: Readonly<Record<string, unknown>>,
     root: string,
     /** @internal */ readonly index: HashIndex,
+    hashing: WriteHashing,
   ) {
+    this.hashing = hashing;
     this.root = root;
     this.showHidden = options.show_hidden !== false;
     this.dirMode = parseInt(String(options.mkdir_perm || '777'), 8);
@@ -169,7 +198,11 @@ export class LocalDriver implements StorageDriver {
     }
     const perm = String(opts.mkdir_perm || '777');
     if (!/^[0-7]{1,4}$/.test(perm)) throw new DriverError('invalid_option', `mkdir_perm must be octal, got ${perm}`, { option: 'mkdir_perm' });
-    return new LocalDriver({ ...opts, root_folder_path: root }, await fsp.realpath(root), deps.hashIndex);
+    const onWrite = parseHashOnWrite(opts.hash_on_write ?? HASH_ON_WRITE_OPTION.default);
+    return new LocalDriver({ ...opts, root_folder_path: root, hash_on_write: onWrite.normalized }, await fsp.realpath(root), deps.hashIndex, {
+      engine: deps.hashEngine ?? inlineHashEngine,
+      onWrite: onWrite.names,
+    });
   }
 
   /** Host path for an in-storage path (validated). */
@@ -542,8 +575,22 @@ export async function lastChange(abs: string): Promise<number | null> {
   return last;
 }
 
+/** The chunks after the first `n` bytes (a short writev). */
+function dropBytes(chunks: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (i < chunks.length && n >= chunks[i]!.length) n -= chunks[i++]!.length;
+  const rest = chunks.slice(i);
+  if (n > 0 && rest.length) rest[0] = rest[0]!.subarray(n);
+  return rest;
+}
+
 class LocalPendingWrite extends BasePendingWrite {
   private fhOpen = true;
+  private stored = 0;
+  private syncedAt = 0;
+  /** The background fdatasync in flight; a failure fails the write at the next batch or at commit. */
+  private syncing: Promise<void> | null = null;
+  private syncError: unknown = null;
 
   constructor(
     private readonly driver: LocalDriver,
@@ -553,18 +600,34 @@ class LocalPendingWrite extends BasePendingWrite {
     private readonly fh: FileHandle,
     opts: WriteOptions,
   ) {
-    super(path, opts);
+    super(path, opts, driver.hashing, WRITE_BATCH);
   }
 
-  protected async sink(chunk: Buffer): Promise<void> {
-    let off = 0;
-    while (off < chunk.length) {
-      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
-      off += bytesWritten;
+  protected async sink(chunks: Buffer[], bytes: number): Promise<void> {
+    if (this.syncError) throw this.syncError;
+    let left = chunks;
+    let todo = bytes;
+    while (todo > 0) {
+      const { bytesWritten } = await this.fh.writev(left);
+      todo -= bytesWritten;
+      if (todo > 0) left = dropBytes(left, bytesWritten);
+    }
+    this.stored += bytes;
+    if (!this.syncing && this.stored - this.syncedAt >= SYNC_EVERY) {
+      this.syncedAt = this.stored;
+      this.syncing = this.fh
+        .datasync()
+        .catch((e: unknown) => {
+          this.syncError ??= e;
+        })
+        .finally(() => (this.syncing = null));
     }
   }
 
-  protected async finish(): Promise<void> {}
+  protected async finish(): Promise<void> {
+    await this.syncing;
+    if (this.syncError) throw mapFsError(this.syncError, this.path);
+  }
 
   protected async publish(hashes: Hashes): Promise<Entry> {
     const { fh, path, abs, tmp, driver } = this;
@@ -597,6 +660,7 @@ class LocalPendingWrite extends BasePendingWrite {
   }
 
   protected async discard(): Promise<void> {
+    await this.syncing;
     if (this.fhOpen) {
       this.fhOpen = false;
       await this.fh.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 /** The s3 driver's options, apart from the driver so listing them does not load the AWS SDK. */
 import type { OptionDescriptor } from './types.js';
+import { HASH_ON_WRITE_OPTION } from './util.js';
 
 export const S3_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'root_folder_path', type: 'string', default: '/', required: true, help: 'Key prefix inside the bucket ("/" = the whole bucket).' },
@@ -19,5 +20,5 @@ export const S3_OPTIONS: readonly OptionDescriptor[] = [
   { name: 'user_agent', type: 'string', default: '', required: false, help: 'Custom User-Agent on S3 calls.' },
   { name: 'upload_part_size', type: 'number', default: 8, required: false, help: 'Multipart part size in MiB (≥ 5). Smaller uploads are buffered and sent in one PUT.' },
   { name: 'upload_concurrency', type: 'number', default: 4, required: false, help: 'Parts uploaded in parallel per upload.' },
-  { name: 'send_checksums', type: 'bool', default: true, required: false, help: 'Send x-amz-checksum-sha256 with single-part uploads so the server keeps it.' },
+  { name: 'send_checksums', type: 'bool', default: true, required: false, help: 'Send x-amz-checksum-sha256 with single-part uploads so the server keeps it.' },  HASH_ON_WRITE_OPTION,
 ];

@@ -37,7 +37,7 @@ export class S3PendingWrite extends BasePendingWrite {
     private readonly key: string,
     opts: WriteOptions,
   ) {
-    super(path, opts, 256 * 1024);
+    super(path, opts, d.hashing, 256 * 1024);
   }
 
   /** Part size for the next part: fits the declared size in 10 000 parts, or grows with the count. */
@@ -47,10 +47,10 @@ export class S3PendingWrite extends BasePendingWrite {
     return base * (1 + Math.floor(this.partNo / 1000));
   }
 
-  protected async sink(chunk: Buffer): Promise<void> {
+  protected async sink(chunks: Buffer[], bytes: number): Promise<void> {
     if (this.failure) throw this.failure;
-    this.buf.push(chunk);
-    this.bufLen += chunk.length;
+    this.buf.push(...chunks);
+    this.bufLen += bytes;
     if (this.bufLen >= this.nextPartSize()) await this.flushPart();
   }
 

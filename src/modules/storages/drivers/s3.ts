@@ -48,6 +48,7 @@ import {
   DriverError,
   HASH_NAMES,
   type ByteRange,
+  type HashEngine,
   type DriverCapabilities,
   type Entry,
   type Hashes,
@@ -64,7 +65,8 @@ import {
 } from './types.js';
 import { hasAny } from '../../../lib/hashes.js';
 import { baseName, joinPath, parentOf } from '../../../lib/paths.js';
-import { checkName, checkPath, checkTransfer, isTempName, mapLimit } from './util.js';
+import { HASH_ON_WRITE_OPTION, checkName, checkPath, checkTransfer, inlineHashEngine, isTempName, mapLimit, parseHashOnWrite } from './util.js';
+import type { WriteHashing } from './pending.js';
 
 const GiB = 1024 * MiB;
 
@@ -78,6 +80,8 @@ export interface S3Deps {
    * object carries are read from the object itself (metadata, checksums, ETag); the index only finds them.
    */
   hashIndex?: HashIndex;
+  /** Computes the digests of writes; default: on the calling thread. */
+  hashEngine?: HashEngine;
   /** Test knobs. */
   tuning?: { minPartSize?: number; maxCopyObjectSize?: number; copyPartSize?: number };
 }
@@ -105,6 +109,7 @@ export class S3Driver implements StorageDriver {
   private readonly copyPartSize: number;
   private readonly placeholder: string;
   /** @internal */ readonly index: HashIndex;
+  /** @internal */ readonly hashing: WriteHashing;
 
   private constructor(
     readonly options: Readonly<Record<string, unknown>>,
@@ -123,6 +128,7 @@ export class S3Driver implements StorageDriver {
     this.copyPartSize = deps.tuning?.copyPartSize ?? 256 * MiB;
     this.placeholder = String(o.placeholder ?? '');
     this.index = deps.hashIndex ?? new MemoryHashIndex();
+    this.hashing = { engine: deps.hashEngine ?? inlineHashEngine, onWrite: parseHashOnWrite(o.hash_on_write).names };
     const endpoint = String(o.endpoint ?? '');
     const keepAlive = { keepAlive: true, maxSockets: 64 };
     this.client = new S3Client({
@@ -163,7 +169,8 @@ export class S3Driver implements StorageDriver {
     if (!(Number(opts.sign_url_expire) > 0)) throw bad('sign_url_expire', 'must be positive');
     const root = '/' + String(opts.root_folder_path ?? '/').replace(/^\/+|\/+$/g, '');
     if (root !== '/') checkPath(root);
-    return new S3Driver({ ...opts, endpoint, root_folder_path: root }, deps);
+    const onWrite = parseHashOnWrite(opts.hash_on_write ?? HASH_ON_WRITE_OPTION.default);
+    return new S3Driver({ ...opts, endpoint, root_folder_path: root, hash_on_write: onWrite.normalized }, deps);
   }
 
   // ------------------------------------------------------------------ keys

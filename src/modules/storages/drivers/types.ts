@@ -243,6 +243,23 @@ export interface OptionDescriptor {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hashing engine: the digests a write records are computed while the bytes flow, off the event
+// loop when the composition root injects the worker-thread engine (drivers never import it).
+
+/** One streaming job computing whole-file digests of the bytes given to `update`, in order. */
+export interface StreamHasher {
+  /** Takes the next bytes; resolves once they are accepted (awaiting it is the back-pressure). */
+  update(chunk: Uint8Array): Promise<void>;
+  /** The digests (lowercase hex) of every byte given, once all are hashed. */
+  digest(): Promise<Hashes>;
+  /** Drops the job; pending and later calls reject. Idempotent. */
+  abort(reason?: unknown): void;
+}
+
+/** Starts a digest job for `names`; `expectedSize` (bytes) when known. */
+export type HashEngine = (names: readonly HashName[], expectedSize?: number) => StreamHasher;
+
+// ---------------------------------------------------------------------------------------------
 // Hash index (local driver). Keyed by path inside the storage; valid only for the size and
 // mtime (integer milliseconds, `Math.floor(stat.mtimeMs)`) it was recorded for. Drivers call it
 // after their disk change is done, so an implementation never rejects: when its store fails it

@@ -1,7 +1,7 @@
 /** Helpers shared by the drivers: path checks, hashing, option validation, small async tools. */
 import { createHash, type Hash } from 'node:crypto';
 import { isWithin } from '../../../lib/paths.js';
-import { DriverError, HASH_NAMES, type HashName, type Hashes, type OptionDescriptor } from './types.js';
+import { DriverError, HASH_NAMES, type HashEngine, type HashName, type Hashes, type OptionDescriptor } from './types.js';
 
 /** Names starting with this are in-flight writes: hidden from listings, refused as paths. */
 export const TEMP_PREFIX = '.ferry-tmp-';
@@ -74,6 +74,52 @@ export class MultiHasher {
     for (const [n, h] of this.hs) out[n] = h.digest('hex');
     return out;
   }
+}
+
+/**
+ * The engine drivers use when none is injected (tests, tools): the digests on the calling thread.
+ * The server injects the worker-thread engine (src/app/services.ts).
+ */
+export const inlineHashEngine: HashEngine = (names) => {
+  const h = new MultiHasher(names);
+  return {
+    update: (chunk) => {
+      h.update(chunk);
+      return Promise.resolve();
+    },
+    digest: () => Promise.resolve(h.digest()),
+    abort: () => undefined,
+  };
+};
+
+/** Every storage's `hash_on_write` option: which digests its writes record in the hash index. */
+export const HASH_ON_WRITE_OPTION: OptionDescriptor = {
+  name: 'hash_on_write',
+  type: 'string',
+  default: HASH_NAMES.join(','),
+  required: false,
+  help:
+    'Digests computed while a file is written and kept in the hash index (comma-separated: md5, sha1, sha256; empty or "none" = none). ' +
+    'They are computed on worker threads as the bytes arrive; each costs CPU (MD5 the most). Without them, rapid upload ' +
+    'cannot find the file and seed generation reads it to hash it, until a whole read or a seed operation records them.',
+};
+
+/**
+ * Parses `hash_on_write` (validated as a string): the digests, in canonical order, and the
+ * normalised option value (`"md5,sha256"`, `""` for none). Unknown names are `invalid_option`.
+ */
+export function parseHashOnWrite(value: unknown): { names: HashName[]; normalized: string } {
+  const raw = String(value ?? '').trim().toLowerCase();
+  const words = raw === '' || raw === 'none' ? [] : raw.split(/[\s,;]+/).filter(Boolean);
+  for (const w of words) {
+    if (!(HASH_NAMES as readonly string[]).includes(w)) {
+      throw new DriverError('invalid_option', `option hash_on_write: unknown hash ${JSON.stringify(w)} (use md5, sha1, sha256, or empty for none)`, {
+        option: 'hash_on_write',
+      });
+    }
+  }
+  const names = HASH_NAMES.filter((n) => words.includes(n));
+  return { names, normalized: names.join(',') };
 }
 
 /** Throws `hash_mismatch` when two hash sets disagree on a kind both have. */
