@@ -25,8 +25,7 @@ export class Links {
 
   /** The `sign` of a full path when `sign_all` is on (expiring after `link_expiration` hours, 0 = never), else `''`. */
   async sign(full: string): Promise<string> {
-    if (!(await this.settings.getBool('sign_all'))) return '';
-    return signPath(await this.settings.get('token'), full, expireFor(await this.settings.getNumber('link_expiration')));
+    return (await this.signer())(full);
   }
 
   /** `sign` for many paths at once (a listing): the settings read once, then no await per path. */

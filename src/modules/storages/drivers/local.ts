@@ -606,11 +606,11 @@ class LocalPendingWrite extends BasePendingWrite {
   protected async sink(chunks: Buffer[], bytes: number): Promise<void> {
     if (this.syncError) throw this.syncError;
     let left = chunks;
-    let todo = bytes;
-    while (todo > 0) {
+    let unwritten = bytes;
+    while (unwritten > 0) {
       const { bytesWritten } = await this.fh.writev(left);
-      todo -= bytesWritten;
-      if (todo > 0) left = dropBytes(left, bytesWritten);
+      unwritten -= bytesWritten;
+      if (unwritten > 0) left = dropBytes(left, bytesWritten);
     }
     this.stored += bytes;
     if (!this.syncing && this.stored - this.syncedAt >= SYNC_EVERY) {
