@@ -1,0 +1,264 @@
+/**
+ * PROPFIND (Depth 0 and 1; infinity refused with 403 `propfind-finite-depth`, RFC 4918 §9.1) and PROPPATCH
+ * (dead properties in the database; `getlastmodified` and `Win32LastModifiedTime` set the file's mtime).
+ */
+import { Readable } from 'node:stream';
+import { badRequest } from '../../lib/errors.js';
+import { joinPath } from '../../lib/paths.js';
+import { contentType } from '../fs/serve-file.js';
+import type { Entry, Hashes } from '../storages/drivers/index.js';
+import { davEtag, DavError, encodeSegment, type DavContext } from './webdav.context.js';
+import { activeLockXml, checkIfHeader, requireUnlocked } from './webdav.locks.js';
+import type { DeadProp, LockRow } from './webdav.store.js';
+import {
+  child,
+  childElements,
+  DAV_NS,
+  errorXml,
+  escapeXml,
+  innerXml,
+  MULTISTATUS_CLOSE,
+  MULTISTATUS_OPEN,
+  OC_NS,
+  parseXml,
+  propXml,
+  responseXml,
+  textOf,
+  type XmlElement,
+} from './webdav.xml.js';
+
+export const MS_NS = 'urn:schemas-microsoft-com:';
+/** Responses per chunk of a streamed multistatus. */
+const STREAM_BATCH = 256;
+
+/** Live properties shown by `allprop` and `propname` (RFC 4918 §15). */
+const LIVE = ['resourcetype', 'displayname', 'getlastmodified', 'creationdate', 'getcontentlength', 'getcontenttype', 'getetag', 'supportedlock', 'lockdiscovery'];
+/** Live properties a client may not set. */
+const PROTECTED = new Set(['resourcetype', 'getetag', 'getcontentlength', 'getcontenttype', 'supportedlock', 'lockdiscovery', 'creationdate']);
+
+const SUPPORTED_LOCK =
+  '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
+  '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
+
+type Want = { kind: 'allprop'; include: XmlElement[] } | { kind: 'propname' } | { kind: 'prop'; props: XmlElement[] };
+
+function parsePropfind(body: XmlElement | null): Want {
+  if (!body) return { kind: 'allprop', include: [] };
+  if (body.ns !== DAV_NS || body.name !== 'propfind') throw badRequest('PROPFIND: the body must be a DAV:propfind element');
+  const kids = childElements(body);
+  const prop = kids.find((k) => k.ns === DAV_NS && k.name === 'prop');
+  if (prop) return { kind: 'prop', props: childElements(prop) };
+  if (kids.some((k) => k.ns === DAV_NS && k.name === 'propname')) return { kind: 'propname' };
+  if (kids.some((k) => k.ns === DAV_NS && k.name === 'allprop')) {
+    const inc = kids.find((k) => k.ns === DAV_NS && k.name === 'include');
+    return { kind: 'allprop', include: inc ? childElements(inc) : [] };
+  }
+  throw badRequest('PROPFIND: expected prop, propname or allprop');
+}
+
+/** Everything known about one resource for the reply. */
+interface Item {
+  full: string;
+  entry: Entry;
+  dead: DeadProp[];
+  locks: LockRow[];
+  hashes?: Hashes;
+}
+
+function checksums(h: Hashes | undefined): string | null {
+  if (!h) return null;
+  const parts: string[] = [];
+  if (h.sha1) parts.push(`SHA1:${h.sha1}`);
+  if (h.md5) parts.push(`MD5:${h.md5}`);
+  if (h.sha256) parts.push(`SHA256:${h.sha256}`);
+  return parts.length ? `<oc:checksum>${parts.join(' ')}</oc:checksum>` : null;
+}
+
+/** A live property's value XML, or undefined when the resource has no such property. */
+function liveValue(ctx: DavContext, it: Item, name: string): string | undefined {
+  const e = it.entry;
+  switch (name) {
+    case 'resourcetype':
+      return e.isDir ? '<D:collection/>' : '';
+    case 'displayname':
+      return escapeXml(e.name === 'root' && it.full === ctx.base ? '' : e.name);
+    case 'getlastmodified':
+      return e.modified.toUTCString();
+    case 'creationdate':
+      return (e.created ?? e.modified).toISOString();
+    case 'getcontentlength':
+      return e.isDir ? undefined : String(e.size);
+    case 'getcontenttype':
+      return e.isDir ? undefined : escapeXml(contentType(e.name));
+    case 'getetag':
+      return e.isDir ? undefined : escapeXml(davEtag(e));
+    case 'supportedlock':
+      return SUPPORTED_LOCK;
+    case 'lockdiscovery':
+      return it.locks.map((l) => activeLockXml(ctx, l)).join('');
+    default:
+      return undefined;
+  }
+}
+
+function propsOf(ctx: DavContext, it: Item, want: Want): Array<readonly [number, string[]]> {
+  const ok: string[] = [];
+  const missing: string[] = [];
+  if (want.kind === 'propname') {
+    for (const n of LIVE) if (liveValue(ctx, it, n) !== undefined) ok.push(propXml(DAV_NS, n, null));
+    for (const d of it.dead) ok.push(propXml(d.ns, d.name, null));
+    return [[200, ok]];
+  }
+  if (want.kind === 'allprop') {
+    for (const n of LIVE) {
+      const v = liveValue(ctx, it, n);
+      if (v !== undefined) ok.push(propXml(DAV_NS, n, v));
+    }
+    for (const d of it.dead) ok.push(propXml(d.ns, d.name, d.value));
+    for (const p of want.include) if (p.ns === OC_NS && p.name === 'checksums') ok.push(propXml(OC_NS, 'checksums', checksums(it.hashes)));
+    return [[200, ok]];
+  }
+  for (const p of want.props) {
+    if (p.ns === DAV_NS) {
+      const v = liveValue(ctx, it, p.name);
+      if (v !== undefined) {
+        ok.push(propXml(DAV_NS, p.name, v));
+        continue;
+      }
+    }
+    if (p.ns === OC_NS && p.name === 'checksums' && !it.entry.isDir) {
+      ok.push(propXml(OC_NS, 'checksums', checksums(it.hashes)));
+      continue;
+    }
+    const d = it.dead.find((x) => x.ns === p.ns && x.name === p.name);
+    if (d) ok.push(propXml(d.ns, d.name, d.value));
+    else missing.push(propXml(p.ns, p.name, null));
+  }
+  return [
+    [200, ok],
+    [404, missing],
+  ];
+}
+
+function wantsChecksums(want: Want): boolean {
+  const list = want.kind === 'prop' ? want.props : want.kind === 'allprop' ? want.include : [];
+  return list.some((p) => p.ns === OC_NS && p.name === 'checksums');
+}
+
+function wantsDead(want: Want): boolean {
+  return want.kind !== 'prop' || want.props.some((p) => p.ns !== DAV_NS && p.ns !== OC_NS);
+}
+
+function wantsLocks(want: Want): boolean {
+  return want.kind === 'allprop' || (want.kind === 'prop' && want.props.some((p) => p.ns === DAV_NS && p.name === 'lockdiscovery'));
+}
+
+export async function propfind(ctx: DavContext) {
+  const depth = ctx.depth('infinity');
+  if (depth === 'infinity') throw new DavError(403, 'PROPFIND with Depth: infinity is not supported (use Depth 0 or 1)', errorXml('propfind-finite-depth'));
+  const want = parsePropfind(parseXml(await ctx.bodyText()));
+  const { deps, full } = ctx;
+  const self = await deps.fs.stat(full);
+  const items: Item[] = [{ full, entry: self, dead: [], locks: [], hashes: self.hashes }];
+  if (depth === '1' && self.isDir) {
+    for (const c of await deps.fs.list(full)) items.push({ full: joinPath(full, c.name), entry: c, dead: [], locks: [] });
+  }
+  if (wantsDead(want)) {
+    if (items.length === 1) items[0]!.dead = await deps.store.props(full);
+    else {
+      const below = await deps.store.propsBelow(full);
+      for (const it of items) it.dead = below.get(it.full) ?? [];
+    }
+  }
+  if (wantsLocks(want)) {
+    const locks = await deps.store.locksAffecting(full, items.length > 1);
+    for (const it of items) it.locks = locks.filter((l) => l.path === it.full || (l.deep && (l.path === '/' || it.full.startsWith(l.path + '/'))));
+  }
+  if (wantsChecksums(want)) {
+    for (const it of items.slice(1)) {
+      if (it.entry.isDir) continue;
+      const loc = await deps.fs.locate(it.full).catch(() => null);
+      it.hashes = loc ? await loc.driver.hashes(loc.inner).catch(() => ({})) : {};
+    }
+  }
+  // children's hrefs: the folder's href (computed once) and the encoded name
+  const dirHref = items.length > 1 ? ctx.href(full, true) : '';
+  const hrefOf = (it: Item, i: number) => (i === 0 ? ctx.href(it.full, it.entry.isDir) : dirHref + encodeSegment(it.entry.name) + (it.entry.isDir ? '/' : ''));
+  if (items.length <= STREAM_BATCH) {
+    const parts: string[] = [MULTISTATUS_OPEN];
+    items.forEach((it, i) => parts.push(responseXml(hrefOf(it, i), propsOf(ctx, it, want))));
+    parts.push(MULTISTATUS_CLOSE);
+    return ctx.sendXml(207, parts.join(''));
+  }
+  // A large folder is answered in batches: the whole reply (~1 KB per entry) never sits in memory at once.
+  function* batches(): Generator<string> {
+    yield MULTISTATUS_OPEN;
+    for (let i = 0; i < items.length; i += STREAM_BATCH) {
+      const parts: string[] = [];
+      for (let j = i; j < Math.min(items.length, i + STREAM_BATCH); j++) parts.push(responseXml(hrefOf(items[j]!, j), propsOf(ctx, items[j]!, want)));
+      yield parts.join('');
+    }
+    yield MULTISTATUS_CLOSE;
+  }
+  return ctx.sendXml(207, Readable.from(batches(), { objectMode: false }));
+}
+
+/** A modification time sent as `getlastmodified` (HTTP date) or `Win32LastModifiedTime` (HTTP date too). */
+function parseTime(s: string): Date | null {
+  const t = Date.parse(s.trim());
+  return Number.isNaN(t) ? null : new Date(t);
+}
+
+export async function proppatch(ctx: DavContext, touch: (full: string, mtime: Date) => Promise<void>) {
+  ctx.requireManage();
+  const body = parseXml(await ctx.bodyText());
+  if (!body || body.ns !== DAV_NS || body.name !== 'propertyupdate') throw badRequest('PROPPATCH: the body must be a DAV:propertyupdate element');
+  const entry = await ctx.deps.fs.stat(ctx.full);
+  await requireUnlocked(ctx, await checkIfHeader(ctx), ctx.full);
+  const ops: Array<{ op: 'set'; prop: DeadProp } | { op: 'remove'; ns: string; name: string }> = [];
+  const results: Array<{ ns: string; name: string; code: number }> = [];
+  let mtime: Date | null = null;
+  for (const action of childElements(body)) {
+    if (action.ns !== DAV_NS || (action.name !== 'set' && action.name !== 'remove')) continue;
+    const prop = child(action, DAV_NS, 'prop');
+    if (!prop) throw badRequest(`PROPPATCH: ${action.name} without a prop`);
+    for (const p of childElements(prop)) {
+      if (p.ns === DAV_NS && PROTECTED.has(p.name)) {
+        results.push({ ns: p.ns, name: p.name, code: 403 });
+        continue;
+      }
+      const isTime = (p.ns === DAV_NS && p.name === 'getlastmodified') || (p.ns === MS_NS && p.name === 'Win32LastModifiedTime');
+      if (isTime && action.name === 'set') {
+        const t = parseTime(textOf(p));
+        if (!t) {
+          results.push({ ns: p.ns, name: p.name, code: 409 });
+          continue;
+        }
+        mtime = t;
+        if (p.ns === DAV_NS) {
+          results.push({ ns: p.ns, name: p.name, code: 200 });
+          continue;
+        }
+      }
+      if (p.ns === DAV_NS && p.name === 'getlastmodified') {
+        results.push({ ns: p.ns, name: p.name, code: 403 });
+        continue;
+      }
+      ops.push(action.name === 'set' ? { op: 'set', prop: { ns: p.ns, name: p.name, value: innerXml(p) } } : { op: 'remove', ns: p.ns, name: p.name });
+      results.push({ ns: p.ns, name: p.name, code: 200 });
+    }
+  }
+  const failed = results.some((r) => r.code !== 200);
+  if (!failed) {
+    await ctx.deps.store.patch(ctx.full, ops);
+    if (mtime && !entry.isDir) await touch(ctx.full, mtime);
+  }
+  const byCode = new Map<number, string[]>();
+  for (const r of results) {
+    const code = failed && r.code === 200 ? 424 : r.code;
+    let l = byCode.get(code);
+    if (!l) byCode.set(code, (l = []));
+    l.push(propXml(r.ns, r.name, null));
+  }
+  return ctx.sendXml(207, MULTISTATUS_OPEN + responseXml(ctx.href(ctx.full, entry.isDir), [...byCode.entries()]) + MULTISTATUS_CLOSE);
+}
