@@ -1,0 +1,236 @@
+/**
+ * Queries on the search index (`search_nodes`, migration 0005) for both dialects; no rules. Paths are inside a
+ * storage (`/a/b.txt`); a subtree is the row at its root plus one bytewise range of `path` (`<root>/` up to
+ * `<root>0`, `0` being the character after `/`), so subtree deletes and moves use the unique (storage, path) index.
+ */
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import { baseName, parentOf } from '../../lib/paths.js';
+
+export interface IndexedNode {
+  storageId: number;
+  path: string;
+  name: string;
+  isDir: boolean;
+  size: number;
+  modified: number;
+}
+
+/** A part of the index a search covers: one storage's subtree, minus nested mounts. */
+export interface SearchArea {
+  storageId: number;
+  /** Strict descendants of this path are searched (`/` = the whole storage). */
+  under: string;
+  /** Subtrees left out (folders where other storages are mounted). */
+  excludes: string[];
+}
+
+export interface SearchQuery {
+  areas: SearchArea[];
+  /** Lower-cased words, all required. */
+  words: string[];
+  /** 0 all, 1 folders, 2 files. */
+  scope: number;
+  offset: number;
+  limit: number;
+}
+
+/** Words at least this long (code points) go through the trigram index; shorter ones are a LIKE scan. */
+export const TRIGRAM = 3;
+/** A query made only of 1–2 character words (no index helps) looks at no more than this many matches. */
+export const SHORT_QUERY_CAP = 10_000;
+/** Rows per INSERT (8 columns: far under both dialects' parameter limits). */
+const BATCH = 500;
+
+export const codePoints = (s: string): number => [...s].length;
+
+/** `s` as a literal inside a LIKE pattern with ESCAPE '\'. */
+export function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** `s` as one FTS5 string (a phrase of its trigrams): every metacharacter, `NEAR`, `*`, `-` stays literal. */
+export function ftsString(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** Bounds of the strict descendants of `p`: [low, high). */
+function descendants(p: string): [string, string] {
+  const prefix = p === '/' ? '/' : `${p}/`;
+  return [prefix, `${prefix.slice(0, -1)}0`];
+}
+
+type Eb = ExpressionBuilder<DB, 'search_nodes'>;
+
+function within(eb: Eb, p: string, self: boolean): Expression<SqlBool> {
+  const [lo, hi] = descendants(p);
+  const range = eb.and([eb('path', '>=', lo), eb('path', '<', hi)]);
+  return self && p !== '/' ? eb.or([eb('path', '=', p), range]) : range;
+}
+
+function toRow(n: IndexedNode) {
+  return {
+    storage_id: n.storageId,
+    path: n.path,
+    parent: parentOf(n.path),
+    name: n.name,
+    name_lc: n.name.toLowerCase(),
+    is_dir: n.isDir ? 1 : 0,
+    size: n.isDir ? 0 : n.size,
+    modified: n.modified,
+  };
+}
+
+export interface FoundRow {
+  storage_id: number;
+  path: string;
+  name: string;
+  is_dir: number;
+  size: number;
+}
+
+export class SearchRepo {
+  constructor(
+    private readonly db: Kysely<DB>,
+    readonly dialect: Dialect,
+  ) {}
+
+  /** Inserts or refreshes rows (by storage and path), in one transaction. */
+  async upsert(nodes: readonly IndexedNode[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < nodes.length; i += BATCH) await this.upsertBatch(tx, nodes.slice(i, i + BATCH));
+    });
+  }
+
+  private async upsertBatch(db: Kysely<DB>, nodes: readonly IndexedNode[]): Promise<void> {
+    await db
+        .insertInto('search_nodes')
+        .values(nodes.map(toRow))
+        .onConflict((oc) =>
+          oc.columns(['storage_id', 'path']).doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            name_lc: eb.ref('excluded.name_lc'),
+            is_dir: eb.ref('excluded.is_dir'),
+            size: eb.ref('excluded.size'),
+            modified: eb.ref('excluded.modified'),
+          })),
+        )
+        .execute();
+  }
+
+  /** Inserts rows that are not there yet (folders a write created on the way), leaving existing ones alone. */
+  async insertMissing(nodes: readonly IndexedNode[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await this.db.insertInto('search_nodes').values(nodes.map(toRow)).onConflict((oc) => oc.columns(['storage_id', 'path']).doNothing()).execute();
+  }
+
+  /** Batched inserts (one transaction) into a subtree that was just emptied (a build); rows already there are kept. */
+  async insert(nodes: readonly IndexedNode[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < nodes.length; i += BATCH) {
+        await tx.insertInto('search_nodes').values(nodes.slice(i, i + BATCH).map(toRow)).onConflict((oc) => oc.columns(['storage_id', 'path']).doNothing()).execute();
+      }
+    });
+  }
+
+  /** Removes `path` and everything below it (`/` = the storage's whole index). */
+  async removeTree(storageId: number, path: string): Promise<void> {
+    await this.db.deleteFrom('search_nodes').where('storage_id', '=', storageId).where((eb) => within(eb, path, true)).execute();
+  }
+
+  /** Moves `from` (and its subtree) to `to` inside one storage, replacing whatever `to` held. */
+  async moveTree(storageId: number, from: string, to: string): Promise<void> {
+    const cut = codePoints(from) + 1;
+    await this.db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('search_nodes').where('storage_id', '=', storageId).where((eb) => within(eb, to, true)).execute();
+      await tx
+        .updateTable('search_nodes')
+        .set({ path: sql<string>`${to} || substr(path, ${cut})`, parent: sql<string>`${to} || substr(parent, ${cut})` })
+        .where('storage_id', '=', storageId)
+        .where((eb) => within(eb, from, false))
+        .execute();
+      const name = baseName(to);
+      await tx
+        .updateTable('search_nodes')
+        .set({ path: to, parent: parentOf(to), name, name_lc: name.toLowerCase() })
+        .where('storage_id', '=', storageId)
+        .where('path', '=', from)
+        .execute();
+    });
+  }
+
+  /** The direct children recorded under `parent`: name → is_dir. */
+  async children(storageId: number, parent: string): Promise<Map<string, boolean>> {
+    const rows = await this.db.selectFrom('search_nodes').select(['name', 'is_dir']).where('storage_id', '=', storageId).where('parent', '=', parent).execute();
+    return new Map(rows.map((r) => [r.name, Number(r.is_dir) === 1]));
+  }
+
+  async clear(): Promise<void> {
+    await this.db.deleteFrom('search_nodes').execute();
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom('search_nodes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  private matching(eb: Eb, q: SearchQuery): Expression<SqlBool> {
+    const conds: Expression<SqlBool>[] = [];
+    conds.push(
+      eb.or(
+        q.areas.map((a) =>
+          eb.and([eb('storage_id', '=', a.storageId), within(eb, a.under, false), ...a.excludes.map((x) => eb.not(within(eb, x, true)))]),
+        ),
+      ),
+    );
+    if (q.scope === 1) conds.push(eb('is_dir', '=', 1));
+    if (q.scope === 2) conds.push(eb('is_dir', '=', 0));
+    const long = this.dialect === 'sqlite' ? q.words.filter((w) => codePoints(w) >= TRIGRAM) : [];
+    if (long.length) {
+      const match = long.map(ftsString).join(' AND ');
+      conds.push(sql<SqlBool>`search_nodes.id in (select rowid from search_fts where search_fts match ${match})`);
+    }
+    for (const w of q.words) if (!long.includes(w)) conds.push(sql<SqlBool>`name_lc like ${`%${likeLiteral(w)}%`} escape '\\'`);
+    return eb.and(conds);
+  }
+
+  /**
+   * The search condition. A query of short words only is a scan: it is bounded to the first SHORT_QUERY_CAP
+   * matches (in storage order), so one-letter queries cost at most one pass over the searched rows.
+   */
+  private where(eb: Eb, q: SearchQuery): Expression<SqlBool> {
+    if (q.words.some((w) => codePoints(w) >= TRIGRAM)) return this.matching(eb, q);
+    return eb('id', 'in', this.db.selectFrom('search_nodes').select('id').where((inner) => this.matching(inner, q)).limit(SHORT_QUERY_CAP));
+  }
+
+  /**
+   * One page of matches, best first (exact name, then name prefix, then the rest), then by path; and the total
+   * (at most SHORT_QUERY_CAP for a query of 1–2 character words only).
+   */
+  async search(q: SearchQuery): Promise<{ rows: FoundRow[]; total: number }> {
+    if (q.areas.length === 0 || q.words.length === 0) return { rows: [], total: 0 };
+    const phrase = q.words.join(' ');
+    const first = q.words[0]!;
+    const totalRow = await this.db
+      .selectFrom('search_nodes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) => this.where(eb, q))
+      .executeTakeFirstOrThrow();
+    const total = Number(totalRow.n);
+    if (total === 0 || q.offset >= total) return { rows: [], total };
+    const rows = await this.db
+      .selectFrom('search_nodes')
+      .select(['storage_id', 'path', 'name', 'is_dir', 'size'])
+      .where((eb) => this.where(eb, q))
+      .orderBy(sql`case when name_lc = ${phrase} then 0 when name_lc like ${`${likeLiteral(first)}%`} escape '\\' then 1 else 2 end`)
+      .orderBy('path')
+      .orderBy('storage_id')
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute();
+    return { rows: rows.map((r) => ({ ...r, storage_id: Number(r.storage_id), is_dir: Number(r.is_dir), size: Number(r.size) })), total };
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Search (issue #20) on both dialects: matching rules (case-insensitive substrings, all words, metacharacters
+ * literal, short words), bad input (clear 400s, never an SQL/FTS error), visibility before paging (another user's
+ * base path never leaks into results or totals; disabled/unindexed storages and shadowed mounts stay out), and
+ * the search_index setting.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
+import { forEachDialect, type Harness } from '../support/harness.js';
+import { buildIndex, names, search } from './support.js';
+
+const TREE: Record<string, string[]> = {
+  '/docs': ['Report-2024.PDF', 'report draft.txt', '100%_done.txt', '100xxdone.txt', 'a_b.md', 'axb.md', 'say "hi".txt', 'star*.log', 'NEAR me.txt', '-dash-.txt', 'AND OR NOT.txt', '中文文件名.txt', 'İstanbul.jpg', 'ab', 'x'],
+  '/docs/Reports': ['q1 report.xlsx'],
+  '/alice': ['alice-secret-xyz.txt', 'shared-name.txt'],
+  '/bob': ['bob-notes-xyz.txt', 'shared-name.txt'],
+  '/bob/deep/er': ['bob-deep-xyz.bin'],
+};
+
+function makeTree(h: Harness): void {
+  for (const [dir, files] of Object.entries(TREE)) {
+    mkdirSync(join(h.dataDir, 'files', dir), { recursive: true });
+    for (const f of files) writeFileSync(join(h.dataDir, 'files', dir, f), f);
+  }
+}
+
+forEachDialect('search: matching, bad input, visibility', (h) => {
+  let admin: string;
+  let bob: string;
+
+  before(async () => {
+    admin = await h().adminToken();
+    makeTree(h());
+    await h().createUser('bob', 'bob-password-1', { base_path: '/bob', permission: 0 });
+    bob = await h().login('bob', 'bob-password-1');
+    await buildIndex(h, admin);
+  });
+
+  test('case-insensitive substrings; every word is required; folders and files; relevance then path', async () => {
+    const r = await search(h, admin, { keywords: 'REPORT' });
+    assert.equal(r.status, 200, r.body.message);
+    assert.deepEqual(names(r).sort(), ['/docs/Report-2024.PDF', '/docs/Reports', '/docs/Reports/q1 report.xlsx', '/docs/report draft.txt'].sort());
+    assert.equal(r.body.data.total, 4);
+    // names starting with the word come before names that only contain it
+    assert.equal(names(r).at(-1), '/docs/Reports/q1 report.xlsx');
+    const both = await search(h, admin, { keywords: 'report  DRAFT' });
+    assert.deepEqual(names(both), ['/docs/report draft.txt']);
+    const none = await search(h, admin, { keywords: 'report nothere' });
+    assert.deepEqual(names(none), []);
+    assert.equal(none.body.data.total, 0);
+    const folders = await search(h, admin, { keywords: 'report', scope: 1 });
+    assert.deepEqual(names(folders), ['/docs/Reports']);
+    assert.equal(folders.body.data.content[0].is_dir, true);
+    assert.equal(folders.body.data.content[0].type, 1);
+    const files = await search(h, admin, { keywords: 'report', scope: 2 });
+    assert.equal(files.body.data.total, 3);
+    const hit = files.body.data.content.find((c: { name: string }) => c.name === 'report draft.txt');
+    assert.deepEqual(hit, { parent: '/docs', name: 'report draft.txt', is_dir: false, size: 'report draft.txt'.length, type: 4 });
+    const cjk = await search(h, admin, { keywords: '文件' });
+    assert.deepEqual(names(cjk), ['/docs/中文文件名.txt']);
+    const below = await search(h, admin, { keywords: 'report', parent: '/docs/Reports' });
+    assert.deepEqual(names(below), ['/docs/Reports/q1 report.xlsx']);
+  });
+
+  test('LIKE and FTS metacharacters match literally', async () => {
+    const cases: [string, string[]][] = [
+      ['100%_done', ['/docs/100%_done.txt']],
+      ['%', ['/docs/100%_done.txt']],
+      ['a_b', ['/docs/a_b.md']],
+      ['_', ['/docs/100%_done.txt', '/docs/a_b.md']],
+      ['"hi"', ['/docs/say "hi".txt']],
+      ['"', ['/docs/say "hi".txt']],
+      ['star*', ['/docs/star*.log']],
+      ['*', ['/docs/star*.log']],
+      ['near me', ['/docs/NEAR me.txt']],
+      ['-dash-', ['/docs/-dash-.txt']],
+      ['-', ['/docs/-dash-.txt', '/docs/Report-2024.PDF']],
+      ['and or not', ['/docs/AND OR NOT.txt']],
+      ['\\', []],
+      ['(a OR b)', []],
+      ['^x:y', []],
+    ];
+    for (const [kw, want] of cases) {
+      const r = await search(h, admin, { keywords: kw });
+      assert.equal(r.status, 200, `${kw}: ${r.body.message}`);
+      const got = names(r).filter((n) => n.startsWith('/docs/'));
+      assert.deepEqual(got.sort(), want.sort(), kw);
+    }
+  });
+
+  test('one- and two-character words match as substrings too', async () => {
+    const ab = await search(h, admin, { keywords: 'ab' });
+    assert.deepEqual(names(ab), ['/docs/ab']);
+    const x = await search(h, admin, { keywords: 'x', parent: '/docs' });
+    assert.ok(names(x).includes('/docs/x'));
+    assert.ok(names(x).includes('/docs/Reports/q1 report.xlsx'));
+    assert.ok(names(x).includes('/docs/100xxdone.txt'));
+    const mixed = await search(h, admin, { keywords: 'xx done' });
+    assert.deepEqual(names(mixed), ['/docs/100xxdone.txt']);
+  });
+
+  test('a query of 1–2 character words only is bounded; longer words count every match', async () => {
+    const repo = new SearchRepo(h().ctx.database.db, h().ctx.database.dialect);
+    const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
+    const n = SHORT_QUERY_CAP + 50;
+    await repo.insert(Array.from({ length: n }, (_, i) => ({ storageId: root, path: `/capdir/k7-${i}`, name: `k7-${i}`, isDir: false, size: 1, modified: 0 })));
+    try {
+      const short = await search(h, admin, { keywords: 'k7', parent: '/capdir', per_page: 10 });
+      assert.equal(short.status, 200, short.body.message);
+      assert.equal(short.body.data.total, SHORT_QUERY_CAP);
+      assert.equal(short.body.data.content.length, 10);
+      const long = await search(h, admin, { keywords: 'k7-', parent: '/capdir', per_page: 10 });
+      assert.equal(long.body.data.total, n);
+      const one = await search(h, admin, { keywords: 'k7-1234' });
+      assert.deepEqual(names(one), ['/capdir/k7-1234']);
+    } finally {
+      await repo.removeTree(root, '/capdir');
+    }
+  });
+
+  test('bad input: empty, 10,000 characters, bad paging: a clear 400, never a database error', async () => {
+    const long = await search(h, admin, { keywords: 'a'.repeat(10_000) });
+    assert.equal(long.status, 400);
+    assert.match(long.body.message, /keywords: too long/);
+    const manyQuotes = await search(h, admin, { keywords: '"'.repeat(200) });
+    assert.equal(manyQuotes.status, 200);
+    for (const kw of ['', '   ']) {
+      const r = await search(h, admin, { keywords: kw });
+      assert.equal(r.status, 400, JSON.stringify(kw));
+      assert.match(r.body.message, /keywords: empty/);
+    }
+    const words = await search(h, admin, { keywords: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') });
+    assert.equal(words.status, 400);
+    assert.match(words.body.message, /too many words/);
+    for (const bad of [{ page: 0 }, { per_page: 0 }, { scope: 3 }, { page: 'x' }]) {
+      const r = await search(h, admin, { keywords: 'report', ...bad });
+      assert.equal(r.status, 400, JSON.stringify(bad));
+    }
+    const up = await search(h, admin, { keywords: 'report', parent: '/../etc' });
+    assert.equal(up.status, 403);
+  });
+
+  test('paging slices one order; total counts every match', async () => {
+    const all = names(await search(h, admin, { keywords: 'xyz' }));
+    assert.equal(all.length, 3);
+    const paged: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const r = await search(h, admin, { keywords: 'xyz', page, per_page: 1 });
+      assert.equal(r.body.data.total, 3);
+      paged.push(...names(r));
+    }
+    assert.deepEqual(paged, all);
+    const past = await search(h, admin, { keywords: 'xyz', page: 9, per_page: 1 });
+    assert.deepEqual(past.body.data.content, []);
+    assert.equal(past.body.data.total, 3);
+  });
+
+  test("another user's base path never leaks into results or totals; paths are relative to the base path", async () => {
+    const r = await search(h, bob, { keywords: 'xyz' });
+    assert.equal(r.status, 200, r.body.message);
+    assert.deepEqual(names(r).sort(), ['/bob-notes-xyz.txt', '/deep/er/bob-deep-xyz.bin']);
+    assert.equal(r.body.data.total, 2);
+    const shared = await search(h, bob, { keywords: 'shared-name' });
+    assert.deepEqual(names(shared), ['/shared-name.txt']);
+    assert.equal(shared.body.data.total, 1);
+    const secret = await search(h, bob, { keywords: 'alice' });
+    assert.equal(secret.body.data.total, 0);
+    const outside = await search(h, bob, { keywords: 'secret', parent: '/' });
+    assert.equal(outside.body.data.total, 0);
+    const deep = await search(h, bob, { keywords: 'xyz', parent: '/deep' });
+    assert.deepEqual(names(deep), ['/deep/er/bob-deep-xyz.bin']);
+    assert.equal(deep.body.data.content[0].parent, '/deep/er');
+  });
+
+  test('nested mounts shadow what lies below them; disable_index and disabled storages stay out', async () => {
+    const extra = join(h().dataDir, 'extra');
+    mkdirSync(join(extra, 'inner'), { recursive: true });
+    writeFileSync(join(extra, 'inner', 'mounted-zzq.txt'), 'm');
+    // the / storage's own folder /docs/Reports is hidden by a storage mounted there
+    const mnt = await h().post('/api/admin/storage/create', { mount_path: '/docs/Reports', driver: 'local', addition: { root_folder_path: extra } }, { token: admin });
+    assert.equal(mnt.status, 200, mnt.body.message);
+    assert.equal(mnt.body.data.disable_index, false);
+    await buildIndex(h, admin);
+    assert.deepEqual(names(await search(h, admin, { keywords: 'zzq' })), ['/docs/Reports/inner/mounted-zzq.txt']);
+    assert.deepEqual(names(await search(h, admin, { keywords: 'q1 report' })), []);
+    const id = mnt.body.data.id as number;
+    const input = { id, mount_path: '/docs/Reports', driver: 'local', addition: { root_folder_path: extra } };
+    const upd = await h().post(`/api/admin/storage/update`, { ...input, disable_index: true }, { token: admin });
+    assert.equal(upd.status, 200, upd.body.message);
+    assert.equal((await search(h, admin, { keywords: 'zzq' })).body.data.total, 0);
+    await h().post(`/api/admin/storage/update`, { ...input, disable_index: false }, { token: admin });
+    assert.equal((await search(h, admin, { keywords: 'zzq' })).body.data.total, 1);
+    const off = await h().post(`/api/admin/storage/disable?id=${id}`, undefined, { token: admin });
+    assert.equal(off.status, 200, off.body.message);
+    assert.equal((await search(h, admin, { keywords: 'zzq' })).body.data.total, 0);
+    await h().post(`/api/admin/storage/delete?id=${id}`, undefined, { token: admin });
+    await buildIndex(h, admin);
+  });
+
+  test('search_index "none" turns search off with a clear error; the UI reads it from the public settings', async () => {
+    const pub = await h().get('/api/public/settings');
+    assert.equal(pub.body.data.search_index, 'database');
+    const save = await h().post('/api/admin/setting/save', [{ key: 'search_index', value: 'none' }], { token: admin });
+    assert.equal(save.status, 200, save.body.message);
+    try {
+      const r = await search(h, admin, { keywords: 'report' });
+      assert.equal(r.status, 404);
+      assert.match(r.body.message, /search not available/);
+      assert.equal((await h().get('/api/public/settings')).body.data.search_index, 'none');
+    } finally {
+      await h().post('/api/admin/setting/save', [{ key: 'search_index', value: 'database' }], { token: admin });
+    }
+    assert.equal((await search(h, admin, { keywords: 'report' })).status, 200);
+  });
+});
