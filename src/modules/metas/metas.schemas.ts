@@ -1,0 +1,38 @@
+/** Wire shapes of the metas admin API: OpenList's `Meta` fields. */
+import { Type, type Static } from 'typebox';
+
+export const MetaSchema = Type.Object({
+  id: Type.Integer(),
+  path: Type.String(),
+  password: Type.String(),
+  p_sub: Type.Boolean(),
+  write: Type.Boolean(),
+  w_sub: Type.Boolean(),
+  hide: Type.String({ description: 'hidden-name patterns (RE2 syntax), one per line' }),
+  h_sub: Type.Boolean(),
+  readme: Type.String(),
+  r_sub: Type.Boolean(),
+  header: Type.String(),
+  header_sub: Type.Boolean(),
+});
+export type MetaView = Static<typeof MetaSchema>;
+
+const TEXT = 64 * 1024;
+
+/** What create/update read; other properties (OpenList's newer fields, `id` on create) are ignored. */
+export const MetaInput = {
+  path: Type.String({ minLength: 1, maxLength: 4096 }),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  p_sub: Type.Optional(Type.Boolean()),
+  write: Type.Optional(Type.Boolean()),
+  w_sub: Type.Optional(Type.Boolean()),
+  hide: Type.Optional(Type.String({ maxLength: TEXT })),
+  h_sub: Type.Optional(Type.Boolean()),
+  readme: Type.Optional(Type.String({ maxLength: TEXT })),
+  r_sub: Type.Optional(Type.Boolean()),
+  header: Type.Optional(Type.String({ maxLength: TEXT })),
+  header_sub: Type.Optional(Type.Boolean()),
+};
+export const MetaCreateBody = Type.Object(MetaInput, { additionalProperties: true });
+export const MetaUpdateBody = Type.Object({ id: Type.Integer({ minimum: 1 }), ...MetaInput }, { additionalProperties: true });
+export type MetaInputValues = Static<typeof MetaCreateBody>;
