@@ -1,0 +1,22 @@
+/** What the offline-download module uses of the rest of Ferry (the composition root passes one object). */
+import type { FsService } from '../fs/fs.service.js';
+import type { SeedsDeps } from '../seeds/seeds.deps.js';
+import type { UploadService } from '../fs/upload.service.js';
+import type { SettingsReader, SettingsService } from '../settings/settings.service.js';
+import type { TaskQueue } from '../tasks/tasks.service.js';
+import type { UsersRepo } from '../users/users.repo.js';
+
+export interface OfflineDeps {
+  settings: SettingsReader & Pick<SettingsService, 'save'>;
+  /** Stat and read destinations and stored torrents. */
+  fs: Pick<FsService, 'stat' | 'locate'>;
+  /** The normal write path: all or nothing per file, hash index, sidecars per the storage's policy. */
+  uploads: Pick<UploadService, 'store'>;
+  /** The site (SSRF rules: the site and `seed_trusted_source_hosts`). */
+  links: SeedsDeps['links'];
+  tasks: TaskQueue;
+  users: Pick<UsersRepo, 'byId'>;
+  /** `<data dir>/offline`: one folder per download, where tools write before the transfer. */
+  workDir: string;
+  version: string;
+}

@@ -1,0 +1,240 @@
+/**
+ * The offline-download tasks.
+ *
+ * - `offline_download` (tool jobs; the seeds module runs its own seed-file jobs under the same type):
+ *   `SimpleHttp` streams an http(s) URL through Ferry's SSRF-safe fetcher straight into the target folder;
+ *   a BitTorrent tool (aria2, Transmission, qBittorrent) gets the URL, magnet or torrent with its own folder `<data dir>/offline/<task id>`, Ferry polls it
+ *   (the runner heartbeats meanwhile) and, once done, queues an `offline_download_transfer`. Cancel or failure
+ *   removes the download from the tool and deletes its folder: nothing lands.
+ * - `offline_download_transfer`: each downloaded file goes through the normal write path (all or nothing per
+ *   file, hash index, sidecars per the storage's policy), then `delete_policy` decides about the tool's copy.
+ *
+ * Both are restartable from their payload and re-check the creator's rights whenever they are claimed.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Type, type Static } from 'typebox';
+import { assertSafeName, cleanPath, stripBasePath } from '../../lib/path-safety.js';
+import { baseName, isWithin, joinPath } from '../../lib/paths.js';
+import { byteCounter } from '../../lib/streams.js';
+import { defineTask, taskKind, type TaskDefinition } from '../tasks/task-definition.js';
+import type { TaskRunContext } from '../tasks/tasks.service.js';
+import { Perm, can, type User } from '../users/user.model.js';
+import { fetchSource } from '../seeds/operations/fetcher.js';
+import { sourceContextFor } from '../seeds/operations/source-rules.js';
+import { SourceSchema } from './inputs.js';
+import type { OfflineDeps } from './offline.deps.js';
+import { BT_TOOLS, checkToolUrl, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
+import { ToolError, magnetInfoHash, type ToolInput } from './tools/tool.js';
+
+const HashesSchema = Type.Object({ md5: Type.Optional(Type.String()), sha1: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()) });
+const HandedFileSchema = Type.Object({ rel: Type.String(), to: Type.String(), size: Type.Integer({ minimum: 0 }), expected: HashesSchema });
+
+export const ToolJobSchema = Type.Object({
+  user_id: Type.Integer(),
+  /** Origin of the request (the site, for the SSRF rules, when nothing else names one). */
+  origin: Type.String(),
+  tool: Type.Union([Type.Literal('SimpleHttp'), Type.Literal('aria2'), Type.Literal('Transmission'), Type.Literal('qBittorrent')]),
+  source: SourceSchema,
+  /** Full virtual path of the destination folder. */
+  target: Type.String(),
+  delete_policy: Type.String(),
+  /** Seed operations: only these files land, each at its own path with the digests it must have. */
+  select: Type.Optional(Type.Array(HandedFileSchema)),
+  /** Replace existing files (default true). */
+  overwrite: Type.Optional(Type.Boolean()),
+});
+export type ToolJob = Static<typeof ToolJobSchema>;
+
+export const TransferJobSchema = Type.Object({
+  user_id: Type.Integer(),
+  tool: Type.String(),
+  /** The tool's download id (to stop seeding before its files are deleted). */
+  gid: Type.Optional(Type.String()),
+  /** Host folder the tool downloaded into. */
+  work: Type.String(),
+  /** Files below `work`, `/`-separated; `to` (full path) and `expected` digests when a seed operation chose them. */
+  files: Type.Array(Type.Object({ rel: Type.String(), size: Type.Integer({ minimum: 0 }), to: Type.Optional(Type.String()), expected: Type.Optional(HashesSchema) })),
+  target: Type.String(),
+  delete_policy: Type.String(),
+  overwrite: Type.Optional(Type.Boolean()),
+});
+export type TransferJob = Static<typeof TransferJobSchema>;
+
+export const OFFLINE_TOOL_TASK = taskKind('offline_download', ToolJobSchema);
+export const OFFLINE_TRANSFER_TASK = taskKind('offline_download_transfer', TransferJobSchema);
+
+type Run = Pick<TaskRunContext, 'signal' | 'progress' | 'status' | 'taskId'>;
+
+/** The creator may still download into `target` (checked at every claim and retry). */
+export function checkOfflineUser(user: User, target: string): void {
+  if (!can(user, Perm.OFFLINE_DOWNLOAD)) throw new Error('offline download permission is required');
+  if (!can(user, Perm.WRITE)) throw new Error('the write permission is required');
+  if (!isWithin(cleanPath(user.basePath), target)) throw new Error("the destination is outside the user's base path");
+}
+
+async function creator(deps: Pick<OfflineDeps, 'users'>, id: number, target: string): Promise<User> {
+  const user = await deps.users.byId(id);
+  if (!user || user.disabled) throw new Error('the user who queued this download no longer exists or is disabled');
+  checkOfflineUser(user, target);
+  return user;
+}
+
+/** A file name for what an URL answered: Content-Disposition's, else the URL's last segment. */
+function nameFor(url: string, disposition: string | undefined): string {
+  const star = disposition && /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  const plain = disposition && /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
+  let name = '';
+  try {
+    name = star ? decodeURIComponent(star[1]!.trim()) : plain ? plain[1]!.trim() : decodeURIComponent(baseName(new URL(url).pathname));
+  } catch {
+    name = '';
+  }
+  name = name.replace(/[/\\\u0000]/g, '_').trim();
+  return name === '' || name === '.' || name === '..' ? 'index.html' : name;
+}
+
+async function runSimpleHttp(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unknown> {
+  const url = new URL(job.source.url ?? '');
+  run.status(`downloading from ${url.host}`);
+  const sctx = await sourceContextFor(deps, job.origin);
+  const got = await fetchSource(url, { sctx, anyHost: true, signal: run.signal, userAgent: `Ferry/${deps.version}` });
+  const name = nameFor(got.url, got.headers['content-disposition'] as string | undefined);
+  assertSafeName(name);
+  const full = joinPath(job.target, name);
+  const cl = got.headers['content-length'];
+  const size = cl !== undefined && /^\d+$/.test(cl) ? Number(cl) : undefined;
+  let done = 0;
+  const body = counted(got.body, (n) => run.progress((done += n), size));
+  const onAbort = () => got.body.destroy(new Error('canceled'));
+  run.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await deps.uploads.store({ full, overwrite: true, asTask: false, size, expectedHashes: {} }, body);
+  } finally {
+    run.signal.removeEventListener('abort', onAbort);
+  }
+  run.signal.throwIfAborted();
+  return { files: [name], target: full };
+}
+
+/** `src` through a byte counter; an error of `src` reaches the reader (pipe() alone would leave it waiting). */
+function counted(src: Readable, onBytes: (n: number) => void): Readable {
+  const out = src.pipe(byteCounter(onBytes));
+  src.once('error', (e) => out.destroy(e));
+  return out;
+}
+
+const POLL_MS = 500;
+
+async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unknown> {
+  const user = await creator(deps, job.user_id, job.target);
+  const { tool, seedMinutes } = await toolOf(deps, job.tool as BtToolName);
+  const work = join(deps.workDir, run.taskId);
+  const ids: string[] = [];
+  try {
+    run.status(`handing the download to ${tool.name}`);
+    let input: ToolInput;
+    if (job.source.kind === 'torrent' && job.source.data !== undefined) input = { kind: 'torrent', bytes: Buffer.from(job.source.data, 'base64'), infoHash: job.source.info_hash ?? '' };
+    else if (job.source.kind === 'torrent') input = { kind: 'torrent', ...(await readStoredTorrent(deps, user, job.source.path ?? '')) };
+    else {
+      if (job.source.kind === 'url') await checkToolUrl(deps, job.origin, job.source.url ?? '', 'url');
+      input = { kind: job.source.kind, url: job.source.url ?? '' };
+    }
+    // a task taken over (its instance died) or retried starts again: drop what the earlier attempt left
+    await tool.clear(work, input.kind === 'torrent' ? input.infoHash || null : input.kind === 'magnet' ? magnetInfoHash(input.url) : null);
+    await rm(work, { recursive: true, force: true });
+    await mkdir(work, { recursive: true });
+    let id = await tool.add(input, work, seedMinutes);
+    ids.push(id);
+    for (;;) {
+      await sleep(POLL_MS, undefined, { signal: run.signal });
+      const st = await tool.status(id, work);
+      if (st.next) {
+        id = st.next; // the download goes on under another id (aria2: a magnet's files after its metadata)
+        ids.push(id);
+        continue;
+      }
+      if (st.totalBytes > 0) run.progress(st.doneBytes, st.totalBytes);
+      if (st.state === 'error') throw new ToolError(st.error ?? `${tool.name}: download failed`);
+      if (st.state === 'active') {
+        run.status(`downloading (${st.text})`);
+        continue;
+      }
+      const got = st.files ?? [];
+      if (got.length === 0 || got.some((f) => f.rel === '' || f.rel.startsWith('/') || f.rel.split('/').includes('..'))) throw new ToolError(`${tool.name} reported no files, or files outside its download folder`);
+      const files = job.select ?? got;
+      for (const f of job.select ?? []) if (!got.some((g) => g.rel === f.rel && g.size === f.size)) throw new ToolError(`${tool.name} did not download ${f.rel} (${f.size} bytes)`);
+      const seeding = Boolean(st.seeding) && seedMinutes > 0;
+      const t = await deps.tasks.create(OFFLINE_TRANSFER_TASK, {
+        name: `transfer [](${files.length === 1 ? files[0]!.rel : files[0]!.rel.split('/')[0]}) to [](${stripBasePath(user.basePath, job.target)})`,
+        creatorId: user.id,
+        payload: { user_id: user.id, tool: job.tool, gid: seeding ? id : undefined, work, files, target: job.target, delete_policy: job.delete_policy, overwrite: job.overwrite },
+        totalBytes: files.reduce((n, f) => n + f.size, 0),
+      });
+      // not seeding: the tool lets go of it (its files stay for the transfer)
+      if (!seeding) for (const i of ids) await tool.forget(i, false);
+      run.status('offline download completed, maybe transferring');
+      return { transfer_task: t.id, files: files.map((f) => f.rel) };
+    }
+  } catch (e) {
+    // canceled or failed: the tool forgets it and nothing it wrote stays
+    for (const i of ids) await tool.forget(i, true);
+    await rm(work, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function runTransfer(deps: OfflineDeps, job: TransferJob, run: Run): Promise<unknown> {
+  await creator(deps, job.user_id, job.target);
+  const total = job.files.reduce((n, f) => n + f.size, 0);
+  let done = 0;
+  const landed: string[] = [];
+  let ok = false;
+  try {
+    for (const f of job.files) {
+      run.signal.throwIfAborted();
+      const full = cleanPath(f.to ?? joinPath(job.target, f.rel));
+      if (!isWithin(job.target, full) || full === job.target) throw new Error(`${f.rel}: outside the destination`);
+      const src = join(job.work, ...f.rel.split('/'));
+      let st = await stat(src).catch(() => null);
+      // some tools never create a torrent's empty files
+      if (!st && f.size === 0) st = await writeFile(src, '').then(() => stat(src)).catch(() => null);
+      if (!st || !st.isFile()) throw new Error(`${f.rel}: the downloaded file is gone from the tool's folder`);
+      if (st.size !== f.size) throw new Error(`${f.rel}: the tool's copy has ${st.size} bytes, ${f.size} were downloaded`);
+      run.status(`transferring ${f.rel}`);
+      const body = createReadStream(src);
+      const onAbort = () => body.destroy(new Error('canceled'));
+      run.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await deps.uploads.store({ full, overwrite: job.overwrite ?? true, asTask: false, size: f.size, expectedHashes: f.expected ?? {} }, counted(body, (n) => run.progress((done += n), total)));
+      } finally {
+        run.signal.removeEventListener('abort', onAbort);
+      }
+      run.signal.throwIfAborted();
+      landed.push(f.rel);
+    }
+    ok = true;
+  } finally {
+    const drop = job.delete_policy === 'delete_always' || (ok ? job.delete_policy === 'delete_on_upload_succeed' : job.delete_policy === 'delete_on_upload_failed');
+    if (drop && !run.signal.aborted) await dropWork(deps, job);
+  }
+  return { files: landed, target: job.target };
+}
+
+/** The tool's copy goes: seeding stops first, then its folder is deleted. */
+async function dropWork(deps: OfflineDeps, job: TransferJob): Promise<void> {
+  if (job.gid && (BT_TOOLS as readonly string[]).includes(job.tool)) await (await toolOf(deps, job.tool as BtToolName).catch(() => null))?.tool.forget(job.gid, false);
+  if (isWithin(deps.workDir, job.work) && job.work !== deps.workDir) await rm(job.work, { recursive: true, force: true });
+}
+
+export function offlineTasks(deps: OfflineDeps): TaskDefinition[] {
+  const download = defineTask(OFFLINE_TOOL_TASK, async (job, run) => {
+    await creator(deps, job.user_id, job.target);
+    return job.tool === 'SimpleHttp' ? runSimpleHttp(deps, job, run) : runTool(deps, job, run);
+  }, { authorize: (job, user) => checkOfflineUser(user, job.target) });
+  const transfer = defineTask(OFFLINE_TRANSFER_TASK, (job, run) => runTransfer(deps, job, run), { authorize: (job, user) => checkOfflineUser(user, job.target) });
+  return [download, transfer] as TaskDefinition[];
+}

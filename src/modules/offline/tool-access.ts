@@ -1,0 +1,86 @@
+/**
+ * Shared by the routes and the tasks: the configured tools, the SSRF rule for URLs handed to a tool, and
+ * reading a stored `.torrent` (through the hardened parser, on the seed workers) before it goes to a tool.
+ */
+import { badRequest, forbidden } from '../../lib/errors.js';
+import { cleanPath, stripBasePath } from '../../lib/path-safety.js';
+import { isWithin } from '../../lib/paths.js';
+import type { User } from '../users/user.model.js';
+import { MAX_SEED_DOC_BYTES } from '../seeds/formats/index.js';
+import { analyzeSeed } from '../seeds/common/seed-analysis.js';
+import { checkPublicAddress, SourceRefused } from '../seeds/operations/fetcher.js';
+import { sourceContextFor } from '../seeds/operations/source-rules.js';
+import type { OfflineDeps } from './offline.deps.js';
+import { Aria2 } from './tools/aria2.js';
+import { QBittorrent } from './tools/qbittorrent.js';
+import { ToolError, type DownloadTool } from './tools/tool.js';
+import { Transmission } from './tools/transmission.js';
+
+export const DELETE_POLICIES = ['delete_on_upload_succeed', 'delete_on_upload_failed', 'delete_never', 'delete_always'] as const;
+
+export const BT_TOOLS = ['aria2', 'Transmission', 'qBittorrent'] as const;
+export type BtToolName = (typeof BT_TOOLS)[number];
+export const TOOLS = ['SimpleHttp', ...BT_TOOLS] as const;
+export type ToolName = (typeof TOOLS)[number];
+
+/** Per tool: the setting holding its endpoint, its seeding time, the admin route that sets it, and how to reach it. */
+export const TOOL_SETTINGS: Record<BtToolName, { url: string; seedtime: string; route: string; make: (url: string, secret: string, timeoutMs?: number) => DownloadTool }> = {
+  aria2: { url: 'aria2_uri', seedtime: 'aria2_seedtime', route: 'set_aria2', make: (url, secret, t) => new Aria2(url, secret, t) },
+  Transmission: { url: 'transmission_uri', seedtime: 'transmission_seedtime', route: 'set_transmission', make: (url, _s, t) => new Transmission(url, t) },
+  qBittorrent: { url: 'qbittorrent_url', seedtime: 'qbittorrent_seedtime', route: 'set_qbit', make: (url, _s, t) => new QBittorrent(url, t) },
+};
+
+/** The tools usable now: SimpleHttp always, the others once configured. */
+export async function availableTools(deps: Pick<OfflineDeps, 'settings'>): Promise<ToolName[]> {
+  const out: ToolName[] = ['SimpleHttp'];
+  for (const t of BT_TOOLS) if ((await deps.settings.get(TOOL_SETTINGS[t].url)).trim()) out.push(t);
+  return out;
+}
+
+/** The configured tool and its seeding minutes, or a clear error when it is not configured. */
+export async function toolOf(deps: Pick<OfflineDeps, 'settings'>, name: BtToolName): Promise<{ tool: DownloadTool; seedMinutes: number }> {
+  const s = TOOL_SETTINGS[name];
+  const url = (await deps.settings.get(s.url)).trim();
+  if (!url) throw new ToolError(`${name} is not configured (POST /api/admin/setting/${s.route})`);
+  const secret = name === 'aria2' ? await deps.settings.get('aria2_secret') : '';
+  return { tool: s.make(url, secret), seedMinutes: Math.max(0, await deps.settings.getNumber(s.seedtime)) };
+}
+
+/**
+ * Refuses (400) an http(s) URL whose host resolves to a loopback, private, link-local or metadata address
+ * (unless it is a trusted source host), before anything is sent to it or to a tool.
+ */
+export async function checkToolUrl(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, url: string, field: string): Promise<void> {
+  const sctx = await sourceContextFor(deps, origin);
+  try {
+    await checkPublicAddress(new URL(url), { sctx });
+  } catch (e) {
+    if (e instanceof SourceRefused) throw badRequest(`${field}: refused: ${e.message}`, { field });
+    throw badRequest(`${field}: ${(e as Error).message}`, { field });
+  }
+}
+
+/** The bytes and info hash of a stored `.torrent` the user may read, checked by the torrent parser. */
+export async function readStoredTorrent(deps: Pick<OfflineDeps, 'fs' | 'settings'>, user: User, full: string, field = 'urls'): Promise<{ bytes: Buffer; infoHash: string }> {
+  const shown = stripBasePath(user.basePath, full);
+  if (!isWithin(cleanPath(user.basePath), full)) throw forbidden(`${field}: ${shown}: permission denied`, { field });
+  const e = await deps.fs.stat(full);
+  if (e.isDir) throw badRequest(`${field}: ${shown} is a folder, not a .torrent`, { field });
+  const tooLarge = () => badRequest(`${field}: ${shown} is larger than ${MAX_SEED_DOC_BYTES} bytes`, { field });
+  if (e.size > MAX_SEED_DOC_BYTES) throw tooLarge();
+  const { driver, inner } = await deps.fs.locate(full);
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of await driver.read(inner)) {
+    n += (c as Buffer).length;
+    if (n > MAX_SEED_DOC_BYTES) throw tooLarge();
+    chunks.push(c as Buffer);
+  }
+  const bytes = Buffer.concat(chunks);
+  try {
+    const a = await analyzeSeed(bytes, { format: 'torrent', maxFiles: await deps.settings.getNumber('seed_max_files') });
+    return { bytes, infoHash: a.decoded.info_hash ?? '' };
+  } catch (err) {
+    throw badRequest(`${field}: ${shown} is not a usable torrent: ${(err as Error).message}`, { field });
+  }
+}

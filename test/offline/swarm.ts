@@ -1,0 +1,151 @@
+/**
+ * A BitTorrent swarm on loopback for the offline-download tests: `opentracker` (whitelisting the test
+ * torrents), an `aria2c` seeder holding them, and the `aria2c --enable-rpc` Ferry drives. Every process is
+ * started here and stopped by its PID.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { requireCommand } from '../support/commands.js';
+import { decodeTorrent } from '../../src/modules/seeds/formats/index.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Proc {
+  child: ChildProcess;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+export function start(cmd: string, args: string[]): Proc {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20000)));
+  child.stderr!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20000)));
+  return {
+    child,
+    log: () => out,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([gone, sleep(3000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** opentracker on 127.0.0.1:`port`, chrooted to `dir`, announcing only the listed info hashes. */
+export function opentracker(dir: string, port: number, infoHashes: string[]): Proc {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'whitelist.txt'), infoHashes.join('\n') + '\n');
+  return start('opentracker', ['-i', '127.0.0.1', '-p', String(port), '-P', String(port), '-d', dir, '-w', '/whitelist.txt']);
+}
+
+const QUIET_BT = ['--enable-dht=false', '--enable-dht6=false', '--bt-enable-lpd=false', '--enable-peer-exchange=false', '--no-conf=true', '--disable-ipv6=true'];
+
+/** An aria2c seeding `torrents` from `dataDir` (verified first), at most `uploadLimit` per second overall. */
+export function seeder(torrents: string[], dataDir: string, listenPort: number, uploadLimit = '0'): Proc {
+  return start('aria2c', [...QUIET_BT, '-Z', '--check-integrity=true', '--seed-ratio=0.0', `--max-overall-upload-limit=${uploadLimit}`, `--listen-port=${listenPort}`, '--bt-tracker-interval=1', `--dir=${dataDir}`, '--console-log-level=warn', '--summary-interval=0', ...torrents]);
+}
+
+/** The aria2 Ferry drives: JSON-RPC on loopback with a secret. */
+export function aria2Rpc(rpcPort: number, secret: string, listenPort: number, dir: string): Proc {
+  return start('aria2c', [...QUIET_BT, '--enable-rpc', '--rpc-listen-all=false', `--rpc-listen-port=${rpcPort}`, `--rpc-secret=${secret}`, `--listen-port=${listenPort}`, `--dir=${dir}`, '--bt-tracker-interval=1', '--console-log-level=warn', '--summary-interval=0']);
+}
+
+/** Waits until `fn` returns something truthy. */
+export async function until<T>(fn: () => Promise<T | null | undefined | false>, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface Swarm {
+  root: string;
+  trackerUrl: string;
+  /** A folder torrent (`album/…`: nested folder, empty file), seeded at full speed. */
+  album: { files: Record<string, Buffer>; torrent: Buffer; hash: string };
+  /** One 6 MiB file (`big/big.bin`), seeded at 64 KiB/s so a download can be canceled half-way. */
+  big: { torrent: Buffer; hash: string };
+  magnet(hash: string, name: string): string;
+  stop(): Promise<void>;
+}
+
+function writeTree(dir: string, files: Record<string, Buffer>): void {
+  for (const [p, data] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), data);
+  }
+}
+
+/** opentracker and two aria2c seeders on loopback, holding torrents Ferry's own `seed create` made. */
+export async function startSwarm(makeBytes: (size: number, seed: number) => Buffer, seedCreate: (...args: string[]) => unknown): Promise<Swarm> {
+  requireCommand('aria2c', 'aria2');
+  requireCommand('opentracker', 'opentracker');
+  const root = mkdtempSync(join(tmpdir(), 'ferry-swarm-'));
+  const procs: Proc[] = [];
+  const trackerPort = await freePort();
+  const trackerUrl = `http://127.0.0.1:${trackerPort}/announce`;
+  const files = { 'a.bin': makeBytes(150_000, 21), 'sub/deep/b.bin': makeBytes(90_000, 22), 'sub/empty.txt': Buffer.alloc(0), 'z.txt': Buffer.from('the last one\n') };
+  const data = join(root, 'seed-data');
+  writeTree(join(data, 'album'), files);
+  writeTree(join(data, 'big'), { 'big.bin': makeBytes(6 * 1024 * 1024, 23) });
+  for (const name of ['album', 'big']) seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
+  const albumTorrent = readFileSync(join(root, 'album.torrent'));
+  const bigTorrent = readFileSync(join(root, 'big.torrent'));
+  const album = { files, torrent: albumTorrent, hash: decodeTorrent(albumTorrent).info_hash };
+  const big = { torrent: bigTorrent, hash: decodeTorrent(bigTorrent).info_hash };
+  procs.push(opentracker(join(root, 'tracker'), trackerPort, [album.hash, big.hash]));
+  procs.push(seeder([join(root, 'album.torrent')], data, await freePort()));
+  procs.push(seeder([join(root, 'big.torrent')], data, await freePort(), '64K'));
+  return {
+    root,
+    trackerUrl,
+    album,
+    big,
+    magnet: (hash, name) => `magnet:?xt=urn:btih:${hash}&dn=${name}&tr=${encodeURIComponent(trackerUrl)}`,
+    stop: async () => {
+      for (const p of procs) await p.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** transmission-daemon in the foreground: RPC on loopback with a user and password, no DHT/LPD/port mapping. */
+export function transmission(configDir: string, rpcPort: number, peerPort: number, user: string, password: string): Proc {
+  mkdirSync(configDir, { recursive: true });
+  return start('transmission-daemon', ['-f', '-g', configDir, '-p', String(rpcPort), '-P', String(peerPort), '-r', '127.0.0.1', '-a', '127.0.0.1', '-t', '-u', user, '-v', password, '-O', '-Y', '-M', '--no-utp', '-w', join(configDir, 'downloads'), '--log-error']);
+}
+
+/** qbittorrent-nox with its own profile: Web UI on loopback, `user`/`password` (PBKDF2 as it stores it), no DHT/LSD/PeX. */
+export function qbittorrent(profile: string, webPort: number, peerPort: number, user: string, password: string): Proc {
+  const salt = randomBytes(16);
+  const key = pbkdf2Sync(password, salt, 100_000, 64, 'sha512');
+  const conf = join(profile, 'qBittorrent', 'config');
+  mkdirSync(conf, { recursive: true });
+  writeFileSync(join(conf, 'qBittorrent.conf'), [
+    '[LegalNotice]', 'Accepted=true', '',
+    '[BitTorrent]', 'Session\\DHTEnabled=false', 'Session\\LSDEnabled=false', 'Session\\PeXEnabled=false', `Session\\Port=${peerPort}`, 'Session\\AnonymousModeEnabled=false', '',
+    '[Preferences]', `WebUI\\Port=${webPort}`, 'WebUI\\Address=127.0.0.1', `WebUI\\Username=${user}`, `WebUI\\Password_PBKDF2="@ByteArray(${salt.toString('base64')}:${key.toString('base64')})"`,
+    'WebUI\\LocalHostAuth=true', 'WebUI\\HostHeaderValidation=false', 'WebUI\\CSRFProtection=false', 'Connection\\UPnP=false', 'General\\Locale=en', '',
+  ].join('\n'));
+  return start('qbittorrent-nox', [`--profile=${profile}`, `--webui-port=${webPort}`]);
+}
