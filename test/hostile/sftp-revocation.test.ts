@@ -5,7 +5,7 @@
  * database carries the news.
  *
  * For each way of losing the right to use SFTP (disabled, deleted, bit 10 removed, password
- * changed, login key deleted, base path changed) an already-open session's next requests
+ * changed, login key deleted, app password revoked, base path changed) an already-open session's next requests
  * are refused or the connection closes, within a bounded wait, and nothing is written — an
  * upload open at the time is not committed. Losing only bit 11 turns the session read-only.
  * A session whose rights are unchanged keeps working. Both databases.
@@ -71,8 +71,11 @@ forEachDialect('sftp: revocation reaches open sessions', (h: () => Harness) => {
       await admin('/api/admin/user/update', { id: u.id, username: u.username, base_path: u.base_path, permission: u.permission, disabled: u.disabled, ...patch });
     }
 
-    async function connect(name: string, how: 'key' | 'password'): Promise<Open> {
-      const cfg = how === 'key' ? { username: name, privateKey: readFileSync(keys[name]!.file) } : { username: name, password: pw(name) };
+    async function connect(name: string, how: 'key' | 'password' | { appPassword: string }): Promise<Open> {
+      const cfg =
+        how === 'key' ? { username: name, privateKey: readFileSync(keys[name]!.file) }
+        : how === 'password' ? { username: name, password: pw(name) }
+        : { username: name, password: how.appPassword };
       const { client, sftp } = await ssh2Sftp(otherSftp.address.port, cfg);
       let closed = false;
       client.on('close', () => (closed = true));
@@ -155,7 +158,7 @@ forEachDialect('sftp: revocation reaches open sessions', (h: () => Harness) => {
       // The second instance: same database, same data dir, its own SFTP listener.
       other = await openApp(h().ctx.config, { logger: pino({ level: 'silent' }), announce: () => {} });
       otherSftp = await startSftp(other, { host: '127.0.0.1', port: 0 });
-      for (const name of ['dis', 'del', 'nob10', 'nob11', 'pwch', 'keydel', 'based', 'steady']) {
+      for (const name of ['dis', 'del', 'nob10', 'nob11', 'pwch', 'keydel', 'based', 'steady', 'apppw']) {
         ids[name] = await h().createUser(name, pw(name), { permission: SFTP_READ | SFTP_WRITE, base_path: '/' });
         tokens[name] = await h().login(name, pw(name));
         const main = keygen(`revoke-${name}`, 'ed25519');
@@ -233,6 +236,29 @@ forEachDialect('sftp: revocation reaches open sessions', (h: () => Harness) => {
       assertRefusal(await refusedListing(o), o);
       await writeRefused(o, 'keydel-after.txt');
       await waitClosed(o);
+    });
+
+    test('revoking the app password the session logged in with ends it; revoking another one does not', T, async () => {
+      const create = async (title: string) => {
+        const r = await h().post('/api/me/app_password/create', { name: title }, { token: tokens.apppw });
+        assert.equal(r.status, 200, r.body.message);
+        return r.body.data as { id: number; password: string };
+      };
+      const used = await create('laptop');
+      const spare = await create('phone');
+      const o = await connect('apppw', { appPassword: used.password });
+      const bySpare = await connect('apppw', { appPassword: spare.password });
+      const up = await startUpload(o, 'apppw-upload.bin');
+      const r = await h().post(`/api/me/app_password/delete?id=${used.id}`, undefined, { token: tokens.apppw });
+      assert.equal(r.status, 200, r.body.message);
+      assertRefusal(await uploadRefused(o, up, 'apppw-upload.bin'), o);
+      await writeRefused(o, 'apppw-after.txt');
+      await waitClosed(o);
+      const list = await req(bySpare, (cb) => bySpare.sftp.readdir('/', cb));
+      assert.equal(list.err, null, `the other app password's session goes on: ${list.err?.message}`);
+      assert.equal(bySpare.closed(), false);
+      // and the revoked password no longer logs in
+      await assert.rejects(ssh2Sftp(otherSftp.address.port, { username: 'apppw', password: used.password }));
     });
 
     test('changing the base path: the session ends rather than keep the old root', T, async () => {

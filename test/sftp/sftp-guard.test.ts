@@ -24,21 +24,22 @@ const user: User = {
   ssoId: '',
 };
 
-function fixture(keyId: number | null = 3) {
+function fixture(keyId: number | null = 3, appPasswordId: number | null = null) {
   let t = 0;
-  let state: { user: User; keyPresent: boolean } | null | Error = { user, keyPresent: true };
+  let state: { user: User; keyPresent: boolean; appPasswordPresent?: boolean } | null | Error = { user, keyPresent: true, appPasswordPresent: appPasswordId !== null };
   let queries = 0;
   const users = {
     byUsername: async () => null,
-    withKey: async (id: number, k: number | null) => {
+    withKey: async (id: number, k: number | null, a: number | null = null) => {
       queries++;
       assert.equal(id, user.id);
       assert.equal(k, keyId);
+      assert.equal(a, appPasswordId);
       if (state instanceof Error) throw state;
-      return state;
+      return state && { appPasswordPresent: false, ...state };
     },
   };
-  const guard = new SessionGuard({ users }, { user, keyId }, () => t);
+  const guard = new SessionGuard({ users }, { user, keyId, appPasswordId }, () => t);
   return {
     guard,
     tick: (ms: number) => (t += ms),
@@ -121,5 +122,16 @@ describe('SFTP session guard', () => {
     const again = await settle(f.guard.current());
     assert.equal(again.ok, true);
     assert.equal(f.queries(), 2);
+  });
+
+  test('a session logged in with an app password ends when that app password is revoked', async () => {
+    const f = fixture(null, 7);
+    f.tick(REVALIDATE_MS + 1);
+    assert.equal((await settle(f.guard.current())).ok, true);
+    f.set({ user, keyPresent: false, appPasswordPresent: false });
+    f.tick(REVALIDATE_MS + 1);
+    const v = await settle(f.guard.current());
+    assert.ok(!v.ok && v.final);
+    assert.match(v.reason, /app password/);
   });
 });

@@ -10,7 +10,7 @@
  *  - password: unless `sftp_disable_password_login`, through `AuthService.checkCredentials`
  *    with the client address, so failures count toward the shared lockout and the checks
  *    run in the contract's order. A user with 2FA cannot pass it without a code: such users
- *    log in with a key only.
+ *    log in with a key or an app password (app-passwords module, same lockout).
  *  - Either way the user must be enabled and hold bit 10. What the login granted (the user,
  *    the key used) is handed on: sftp.guard.ts re-checks it while the session lasts.
  */
@@ -28,7 +28,7 @@ export type AuthOutcome =
   | { kind: 'rejected'; reason: string };
 
 export class SftpAuthenticator {
-  constructor(private readonly deps: Pick<SftpDeps, 'auth' | 'keys' | 'users' | 'settings'>) {}
+  constructor(private readonly deps: Pick<SftpDeps, 'auth' | 'keys' | 'users' | 'settings' | 'appPasswords'>) {}
 
   /** Methods offered to the client (read from the settings at each attempt). */
   async methods(): Promise<AuthenticationType[]> {
@@ -80,13 +80,17 @@ export class SftpAuthenticator {
       case 'password': {
         if (!methods.includes('password')) return reject('password login is disabled');
         let user: User;
+        let appPasswordId: number | null = null;
         try {
-          user = await this.deps.auth.checkCredentials(actx.username, staticHash(actx.password), ip);
+          // an app password (its own shape) first; anything else is checked as the account password
+          const app = await this.deps.appPasswords?.verify(actx.username, actx.password, ip);
+          appPasswordId = app ? app.id : null;
+          user = app ? app.user : await this.deps.auth.checkCredentials(actx.username, staticHash(actx.password), ip);
         } catch (e) {
           return reject((e as Error).message);
         }
         if (!can(user, Perm.SFTP_READ)) return reject('user is not allowed to access via SFTP');
-        onLogin({ user, keyId: null });
+        onLogin({ user, keyId: null, appPasswordId });
         actx.accept();
         return { kind: 'accepted', user };
       }

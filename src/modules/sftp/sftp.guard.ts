@@ -33,6 +33,8 @@ export const REVALIDATE_MS = 500;
 export interface LoginGrant {
   user: User;
   keyId: number | null;
+  /** The app password used to log in (null or absent: the account password or a key). */
+  appPasswordId?: number | null;
 }
 
 export type Verdict =
@@ -41,7 +43,7 @@ export type Verdict =
   | { ok: false; final: boolean; reason: string };
 
 /** The rules: the session's rights as of `now` (`state` null: the user was deleted). */
-export function judge(grant: LoginGrant, state: { user: User; keyPresent: boolean } | null): Verdict {
+export function judge(grant: LoginGrant, state: { user: User; keyPresent: boolean; appPasswordPresent?: boolean } | null): Verdict {
   const revoked = (reason: string): Verdict => ({ ok: false, final: true, reason });
   if (!state) return revoked('the user was deleted');
   const u = state.user;
@@ -49,6 +51,7 @@ export function judge(grant: LoginGrant, state: { user: User; keyPresent: boolea
   if (!can(u, Perm.SFTP_READ)) return revoked('the user may no longer use SFTP');
   if (u.pwdTs !== grant.user.pwdTs) return revoked('the password was changed');
   if (grant.keyId !== null && !state.keyPresent) return revoked('the key used to log in was removed');
+  if (grant.appPasswordId != null && !state.appPasswordPresent) return revoked('the app password used to log in was revoked');
   if (cleanPath(u.basePath) !== cleanPath(grant.user.basePath)) return revoked("the user's base path changed");
   return { ok: true, user: u, writable: can(u, Perm.SFTP_WRITE) };
 }
@@ -65,7 +68,7 @@ export class SessionGuard {
     private readonly now: () => number = Date.now,
   ) {
     // The login has just read the user: that is the first verdict.
-    this.verdict = judge(grant, { user: grant.user, keyPresent: grant.keyId !== null });
+    this.verdict = judge(grant, { user: grant.user, keyPresent: grant.keyId !== null, appPasswordPresent: grant.appPasswordId != null });
     this.checkedAt = now();
   }
 
@@ -88,7 +91,7 @@ export class SessionGuard {
   private async refresh(): Promise<Verdict> {
     const started = this.now();
     try {
-      const state = await this.deps.users.withKey(this.grant.user.id, this.grant.keyId);
+      const state = await this.deps.users.withKey(this.grant.user.id, this.grant.keyId, this.grant.appPasswordId ?? null);
       this.settle(judge(this.grant, state), started);
       return this.verdict;
     } catch {

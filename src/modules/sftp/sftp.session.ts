@@ -163,7 +163,7 @@ export class SftpSession {
   private writable: boolean;
 
   constructor(
-    private readonly deps: Pick<SftpDeps, 'fs' | 'uploads'>,
+    private readonly deps: Pick<SftpDeps, 'fs' | 'uploads' | 'folderAccess'>,
     private readonly guard: SessionGuard,
     private readonly sftp: SFTPWrapper,
     private readonly log: Logger,
@@ -515,7 +515,8 @@ export class SftpSession {
     const full = this.full(p);
     const e = await this.statFull(full);
     if (!e.isDir) throw failure('not a directory');
-    const entries = await this.deps.fs.list(full);
+    const visible = this.deps.folderAccess ? await this.deps.folderAccess.visibleIn(this.user, full) : () => true;
+    const entries = (await this.deps.fs.list(full)).filter((c) => visible(c.name));
     const now = Date.now();
     const names = entries.map((c) => ({
       filename: c.name,

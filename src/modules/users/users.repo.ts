@@ -53,20 +53,27 @@ export class UsersRepo {
    * The user and whether SSH key `keyId` (when given) is still one of theirs, in one query
    * on the two primary keys: what an open SFTP session re-checks (null: the user is gone).
    */
-  async withKey(id: number, keyId: number | null): Promise<{ user: User; keyPresent: boolean } | null> {
+  async withKey(id: number, keyId: number | null, appPasswordId: number | null = null): Promise<{ user: User; keyPresent: boolean; appPasswordPresent: boolean } | null> {
     const r = await this.db
       .selectFrom('users')
       .selectAll('users')
-      .select((eb) =>
+      .select((eb) => [
         eb
           .exists(eb.selectFrom('ssh_keys').select('ssh_keys.id').where('ssh_keys.id', '=', keyId ?? -1).whereRef('ssh_keys.user_id', '=', 'users.id'))
           .as('key_present'),
-      )
+        eb
+          .exists(eb.selectFrom('app_passwords').select('app_passwords.id').where('app_passwords.id', '=', appPasswordId ?? -1).whereRef('app_passwords.user_id', '=', 'users.id'))
+          .as('app_password_present'),
+      ])
       .where('users.id', '=', id)
       .executeTakeFirst();
     if (!r) return null;
     // PostgreSQL answers a boolean, SQLite 0/1.
-    return { user: toUser(r), keyPresent: keyId !== null && Number(r.key_present) === 1 };
+    return {
+      user: toUser(r),
+      keyPresent: keyId !== null && Number(r.key_present) === 1,
+      appPasswordPresent: appPasswordId !== null && Number(r.app_password_present) === 1,
+    };
   }
 
   async byRole(role: number): Promise<User | null> {
