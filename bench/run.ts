@@ -14,6 +14,7 @@ const benchmarks: Record<string, () => Promise<BenchModule>> = {
   upload: () => import('./upload.js'),
   hostile: () => import('./hostile.js'),
   datapath: () => import('./datapath.js'),
+  search: () => import('./search.js'),
 };
 
 async function main(): Promise<void> {

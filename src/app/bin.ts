@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { registerSeedCommands } from '../modules/seeds/cli/index.js';
 import { adminCommands } from './admin-cli.js';
+import { appPasswordCommands } from './app-password-cli.js';
 import { openApiCommand } from './openapi-cli.js';
 import { ferryVersion } from './bootstrap.js';
 import { serve } from './serve.js';
@@ -22,6 +23,7 @@ program
   .action(async () => worker(loadConfig()));
 
 adminCommands(program);
+appPasswordCommands(program);
 
 openApiCommand(program);
 

@@ -6,8 +6,13 @@ import type { HttpApp } from '../http/types.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
 import { authGuard } from '../modules/auth/principal.js';
 import { downloadRoutes } from '../modules/fs/download.routes.js';
+import { fsBatchRoutes } from '../modules/fs/fs-batch.routes.js';
 import { fsRoutes } from '../modules/fs/fs.routes.js';
 import { uploadRoutes } from '../modules/fs/upload.routes.js';
+import { searchRoutes } from '../modules/search/search.routes.js';
+import { metasRoutes } from '../modules/metas/metas.routes.js';
+import { openListRoutes } from '../modules/openlist/openlist.routes.js';
+import { offlineRoutes } from '../modules/offline/offline.routes.js';
 import { seedsRoutes } from '../modules/seeds/seeds.routes.js';
 import { settingsRoutes } from '../modules/settings/settings.routes.js';
 import { sharesRoutes } from '../modules/shares/shares.routes.js';
@@ -17,6 +22,8 @@ import { healthRoutes } from '../modules/system/health.routes.js';
 import { tasksRoutes } from '../modules/tasks/tasks.routes.js';
 import { twoFactorRoutes } from '../modules/two-factor/two-factor.routes.js';
 import { usersRoutes } from '../modules/users/users.routes.js';
+import { webdavRoutes } from '../modules/webdav/webdav.routes.js';
+import { appPasswordsRoutes } from '../modules/app-passwords/app-passwords.routes.js';
 import type { Services } from './services.js';
 import { isAdmin } from '../modules/users/user.model.js';
 
@@ -50,14 +57,30 @@ export async function buildHttpServer(s: Services): Promise<HttpApp> {
   twoFactorRoutes(app, s);
   usersRoutes(app, s);
   sshKeysRoutes(app, s);
+  appPasswordsRoutes(app, s);
   settingsRoutes(app, s);
+  openListRoutes(app);
+  metasRoutes(app, s);
   storagesRoutes(app, s);
   fsRoutes(app, s);
+  fsBatchRoutes(app, s);
   uploadRoutes(app, s);
   downloadRoutes(app, s);
   sharesRoutes(app, s);
   tasksRoutes(app, { tasks: s.tasks, users: s.usersRepo });
   seedsRoutes(app, s.seeds);
+  webdavRoutes(app, {
+    fs: s.fs,
+    uploads: s.uploads,
+    auth: s.auth,
+    users: s.usersRepo,
+    store: s.davStore,
+    appPasswords: s.appPasswords,
+    setModified: (full, mtime) => s.fs.setModified(full, mtime),
+    hiddenPathsOf: (req) => (req.principal && isAdmin(req.principal.user) ? [] : hostPaths(s)),
+  });
+  searchRoutes(app, s);
+  offlineRoutes(app, s.offline);
   await staticUiRoutes(app);
   return app;
 }

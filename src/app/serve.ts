@@ -14,8 +14,10 @@ export async function startSftp(app: App, listen: { host: string; port: number }
   return startSftpServer(
     {
       fs: app.fs,
+      folderAccess: app.folderAccess,
       uploads: app.uploads,
       auth: app.auth,
+      appPasswords: app.appPasswords,
       keys: app.sshKeysRepo,
       users: app.usersRepo,
       settings: app.settings,

@@ -68,6 +68,8 @@ export interface StoragesTable {
   proxy: number;
   addition: string;
   modified: number;
+  /** 1: the search index leaves this storage out (migration 0005). */
+  disable_index: Generated<number>;
 }
 
 /**
@@ -120,6 +122,37 @@ export interface TasksTable {
   end_time: number | null;
 }
 
+export interface MetasTable {
+  id: Generated<number>;
+  /** Full virtual path of the folder (cleaned, unique). */
+  path: string;
+  password: string;
+  p_sub: number;
+  write: number;
+  w_sub: number;
+  /** Hidden-name patterns (RE2), one per line. */
+  hide: string;
+  h_sub: number;
+  readme: string;
+  r_sub: number;
+  header: string;
+  header_sub: number;
+  modified: number;
+}
+
+/** One indexed object (migration 0005): `path` and `parent` are inside the storage; `name_lc` is what queries match. */
+export interface SearchNodesTable {
+  id: Generated<number>;
+  storage_id: number;
+  path: string;
+  parent: string;
+  name: string;
+  name_lc: string;
+  is_dir: number;
+  size: number;
+  modified: number;
+}
+
 export interface DB {
   users: UsersTable;
   settings: SettingsTable;
@@ -132,4 +165,43 @@ export interface DB {
   hash_index: HashIndexTable;
   shares: SharesTable;
   tasks: TasksTable;
+  dav_props: DavPropsTable;
+  dav_locks: DavLocksTable;
+  app_passwords: AppPasswordsTable;
+  search_nodes: SearchNodesTable;
+  metas: MetasTable;
+}
+
+/** WebDAV dead properties: one row per (full virtual path, namespace, name); value is XML. */
+export interface DavPropsTable {
+  path: string;
+  ns: string;
+  name: string;
+  value: string;
+}
+
+/** WebDAV write locks (RFC 4918 §6-7), shared by every instance. */
+export interface DavLocksTable {
+  token: string;
+  path: string;
+  /** 0 or 1 (infinity). */
+  deep: number;
+  /** 1 exclusive, 0 shared. */
+  exclusive: number;
+  owner: string;
+  user_id: number;
+  timeout_s: number;
+  expires_at: number;
+  created_at: number;
+}
+
+/** App passwords (WebDAV and SFTP password logins, never the web login). */
+export interface AppPasswordsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  pwd_hash: string;
+  salt: string;
+  created_at: number;
+  last_used_time: number;
 }

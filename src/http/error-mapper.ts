@@ -39,11 +39,13 @@ export interface ErrorReply {
   code: number;
   message: string;
   data: Record<string, unknown> | null;
+  /** The code to send instead while errors go out as HTTP 200 (OpenList clients), if it differs. Never sent itself. */
+  compatCode?: number;
 }
 
 /** Maps anything thrown to `{code, message, data}`. */
 export function toErrorReply(err: unknown): ErrorReply {
-  if (isAppError(err)) return { code: err.code, message: err.replyMessage(), data: err.data };
+  if (isAppError(err)) return { code: err.code, message: err.replyMessage(), data: err.data, ...(err.compatCode !== null ? { compatCode: err.compatCode } : {}) };
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
     return { code: 400, message: validationMessage(fe.validation, fe.validationContext), data: null };
@@ -101,11 +103,13 @@ export function installErrorMapper(app: FastifyInstance, o: ErrorMapperOptions):
     }
     // Errors never go through a route's response schema: with HTTP 200 (compat mode)
     // that schema would describe a success and rewrite the body.
+    const { compatCode, ...out } = body;
+    if (compat && compatCode !== undefined) out.code = compatCode;
     return reply
-      .status(compat ? 200 : body.code)
+      .status(compat ? 200 : out.code)
       .type('application/json; charset=utf-8')
       .serializer((p: unknown) => JSON.stringify(p))
-      .send(body);
+      .send(out);
   };
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = hideHostPaths(hideBasePath(toErrorReply(err), o.basePathOf(req)), o.hiddenPathsOf(req));

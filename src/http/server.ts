@@ -153,6 +153,11 @@ export async function createHttpServer(o: HttpServerOptions): Promise<HttpApp> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   installJsonParser(app);
+  // No response is ever sniffed into another type (a JSON error echoing a name must not become HTML).
+  app.addHook('onRequest', (_req, reply, done) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    done();
+  });
   app.decorateRequest('principal', null);
   installErrorMapper(app, { errorsAsHttp200: o.errorsAsHttp200, basePathOf: o.basePathOf, hiddenPathsOf: o.hiddenPathsOf });
   installAuthHook(app, o.guard);

@@ -16,6 +16,25 @@ import type { HttpApp } from './types.js';
 const SERVER_PREFIXES = ['/api/', '/d/', '/p/', '/sd/', '/fs/'];
 const SERVER_PATHS = new Set(['/api', '/d', '/p', '/sd', '/fs', '/ping', '/healthz']);
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/**
+ * The UI's own policy: only its own scripts run (no inline script, no eval), it talks only to its own
+ * origin, and no other site may frame it. Users' files are framed or shown from `/d/` `/p/` `/sd/`, which
+ * carry their own sandboxing policy (fs/serve-file.ts).
+ */
+export const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 const NO_CACHE = 'no-cache';
 
 /** `dist/web` of the package this file belongs to (works from `src/` under tsx and from `dist/src/`). */
@@ -55,6 +74,7 @@ export async function staticUiRoutes(app: HttpApp, opts: { root?: string } = {})
   }
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('Content-Security-Policy', UI_CSP).header('Referrer-Policy', 'same-origin');
     const pathname = decodeURIComponentSafe(req.url.split('?')[0] ?? '/');
     if (pathname === null || isServerPath(pathname)) return reply.callNotFound();
     if (!built) {

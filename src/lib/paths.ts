@@ -55,3 +55,9 @@ export function commonAncestor(dirs: readonly string[]): string {
 export function commonDir(paths: readonly string[]): string {
   return commonAncestor(paths.map(parentOf));
 }
+
+/** The lower-case extension of a name without its dot (`''` when none; `.gitignore` → `gitignore`). */
+export function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
+}

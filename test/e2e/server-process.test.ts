@@ -76,6 +76,24 @@ for (const dialect of DIALECTS) {
       assert.equal(fresh.status, 200);
     });
 
+    test('CLI: app-password create, list, revoke (the password works over WebDAV until revoked)', async () => {
+      const created = ferryCli(['app-password', 'create', 'admin', 'cli laptop'], env);
+      const id = /^id: (\d+)$/m.exec(created)?.[1];
+      const pw = /^password: (\S+)$/m.exec(created)?.[1];
+      assert.ok(id && pw, created);
+      const propfind = () =>
+        fetch(`${server!.url}/dav/`, { method: 'PROPFIND', headers: { depth: '0', authorization: `Basic ${Buffer.from(`admin:${pw}`).toString('base64')}` } });
+      const ok = await propfind();
+      assert.equal(ok.status, 207);
+      await ok.arrayBuffer();
+      assert.match(ferryCli(['app-password', 'list', 'admin'], env), new RegExp(`^${id}\tcli laptop\t`, 'm'));
+      assert.match(ferryCli(['app-password', 'revoke', 'admin', id], env), /revoked/);
+      const gone = await propfind();
+      assert.equal(gone.status, 401);
+      await gone.arrayBuffer();
+      assert.doesNotMatch(ferryCli(['app-password', 'list', 'admin'], env), /cli laptop/);
+    });
+
     test('bad configuration stops start-up with every problem listed', async () => {
       await assert.rejects(startServer({ ...env, FERRY_PORT: 'abc', FERRY_LOG_LEVEL: 'loud' }, 10_000), (e: Error) => {
         assert.match(e.message, /FERRY_PORT/);

@@ -50,7 +50,7 @@ export class AuthService {
     try {
       const user = await this.users.byUsername(username);
       const matches = await verifyStatic(staticHex ?? DUMMY_INPUT, user?.salt ?? DUMMY_SALT, user?.pwdHash ?? DUMMY_HASH);
-      if (!user || staticHex === null || !matches) throw unauthorized(INVALID_CREDENTIALS);
+      if (!user || staticHex === null || !matches) throw unauthorized(INVALID_CREDENTIALS).withCompatCode(400);
       // the password was right: whatever follows, this attempt was no guess at it
       outcome = 'success';
       if (user.disabled) throw forbidden('user is disabled');

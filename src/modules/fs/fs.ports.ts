@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { Hashes } from '../../lib/hashes.js';
 import type { StorageRecord } from '../storages/storage.model.js';
 import type { Located } from './fs.service.js';
+export type { Located };
 
 /** Files that travel with a file (e.g. `movie.mp4.oss` beside `movie.mp4`). */
 export interface CompanionFiles {
@@ -66,4 +67,46 @@ export type TreeChange =
  */
 export interface TreeObserver {
   treeChanged(change: TreeChange): Promise<void>;
+}
+
+/** Thumbnails of images and videos (implemented by the thumbs module). */
+export interface ThumbnailPort {
+  /** Whether a file of this name gets a thumbnail. */
+  has(name: string): boolean;
+  /** The part of a thumbnail URL that changes whenever the file does (so the URL can be cached for good). */
+  version(e: { size: number; modified: Date }): string;
+  /** The cached thumbnail (a WebP file on the host), made now if needed; null when none can be made. */
+  file(loc: Located, e: { name: string; size: number; modified: Date; isDir: boolean }): Promise<string | null>;
+}
+
+/**
+ * A folder's rules (OpenList "meta"): password, write bypass, hidden names, readme and header, each of which
+ * applies to the folder itself and, with its `*Sub` flag, to every folder below it. Paths are full virtual paths.
+ */
+export interface FolderMeta {
+  path: string;
+  password: string;
+  pSub: boolean;
+  write: boolean;
+  wSub: boolean;
+  /** Compiled hidden-name patterns (RE2): a name any of them matches is hidden. */
+  hide: readonly { test(name: string): boolean }[];
+  hSub: boolean;
+  readme: string;
+  rSub: boolean;
+  header: string;
+  headerSub: boolean;
+}
+
+/** Where folder rules come from (the metas module). */
+export interface FolderRules {
+  /** The meta of `full` itself or of its nearest ancestor that has one (only that one applies, as in OpenList). */
+  nearest(full: string): Promise<FolderMeta | null>;
+}
+
+export const NO_FOLDER_RULES: FolderRules = { nearest: async () => null };
+
+/** Counts wrong folder passwords (the login lockout): null = refused, too many guesses. */
+export interface GuessLimiter {
+  reserve(keys: string[]): Promise<{ settle(outcome: 'success' | 'failure'): Promise<void> } | null>;
 }

@@ -1,4 +1,5 @@
 /** The OpenList object JSON (`ObjResp`) of list/get items. */
+import { extensionOf } from '../../lib/paths.js';
 import { isoTime } from '../../lib/time.js';
 import type { Entry } from '../storages/drivers/index.js';
 import type { ObjView } from './fs.schemas.js';
@@ -14,12 +15,10 @@ const TYPE_OF = new Map(TYPES.flatMap(([t, exts]) => exts.map((e) => [e, t] as c
 
 /** OpenList type number from the name: 0 unknown, 2 video, 3 audio, 4 text, 5 image. */
 export function fileType(name: string): number {
-  const dot = name.lastIndexOf('.');
-  if (dot < 0) return 0;
-  return TYPE_OF.get(name.slice(dot + 1).toLowerCase()) ?? 0;
+  return TYPE_OF.get(extensionOf(name)) ?? 0;
 }
 
-export function presentObj(e: Entry, sign: string): ObjView {
+export function presentObj(e: Entry, sign: string, thumb = ''): ObjView {
   const hashes = e.hashes && Object.keys(e.hashes).length ? e.hashes : null;
   const modified = isoTime(e.modified);
   return {
@@ -29,7 +28,7 @@ export function presentObj(e: Entry, sign: string): ObjView {
     modified,
     created: e.created && e.created.getTime() !== e.modified.getTime() ? isoTime(e.created) : modified,
     sign: e.isDir ? '' : sign,
-    thumb: '',
+    thumb,
     type: e.isDir ? 1 : fileType(e.name),
     hashinfo: hashes ? JSON.stringify(hashes) : 'null',
     hash_info: hashes,

@@ -8,7 +8,8 @@ import { assertSafeName, stripBasePath } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
 import { compareListed, compareNames } from '../../lib/name-order.js';
 import { can, isAdmin, Perm } from '../users/user.model.js';
-import { presentObj } from './fs.present.js';
+import { encodePath, presentObj } from './fs.present.js';
+import type { ThumbnailPort } from './fs.ports.js';
 import type { FsService } from './fs.service.js';
 import { COPY_TASK, MOVE_TASK } from './fs.task.js';
 import type { Links } from './links.js';
@@ -17,19 +18,22 @@ import type { TaskQueue } from '../tasks/tasks.service.js';
 
 export interface FsRouteDeps {
   fs: FsService;
-  links: Pick<Links, 'sign' | 'signer' | 'direct'>;
+  links: Pick<Links, 'sign' | 'signer' | 'direct' | 'site'>;
+  thumbs: Pick<ThumbnailPort, 'has' | 'version'>;
   tasks: TaskQueue;
+  /** Folder rules (metas): hidden names, folder passwords, write bypass, readme and header. */
+  folderAccess: FolderAccess;
 }
-import { baseName, joinPath } from '../../lib/paths.js';
+import { baseName, joinPath, parentOf } from '../../lib/paths.js';
 import { currentUser } from '../auth/principal.js';
-import { requirePerm, userPath } from './access.js';
+import { requirePerm, userPath, type FolderAccess } from './access.js';
 import { presentTask } from '../tasks/tasks.present.js';
 
 /** Cross-storage transfers above this many bytes run as a task. */
 export const TRANSFER_TASK_THRESHOLD = 16 * 1024 * 1024;
 
 
-export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps): void {
+export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folderAccess: access }: FsRouteDeps): void {
   const guestOk = { config: { auth: 'guest' as const } };
 
   app.post('/api/fs/list', {
@@ -43,16 +47,25 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
   }, async (req) => {
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
+    await access.requireAccess(user, full, true, req.body.password, req.ip, user.basePath);
     const dir = await fs.stat(full);
     if (!dir.isDir) throw badRequest('not a folder');
-    const entries = (await fs.list(full)).sort(compareListed);
+    const visible = await access.visibleIn(user, full);
+    const entries = (await fs.list(full)).filter((e) => visible(e.name)).sort(compareListed);
     const { offset, limit } = paging(req.body);
     const slice = limit === null ? entries : entries.slice(offset, offset + limit);
     // one settings read per listing, then plain calls: no promise or query per entry
-    const sign = await links.signer();
+    const sign = await links.signer(await access.dirNeedsSign(full));
     const prefix = full === '/' ? '/' : `${full}/`;
-    const content = slice.map((e) => presentObj(e, e.isDir ? '' : sign(prefix + e.name)));
-    return ok({ content, total: entries.length, readme: '', header: '', write: can(user, Perm.WRITE), provider: dir.storage?.record.driver ?? 'unknown' });
+    const site = await links.site(requestOrigin(req));
+    const content = slice.map((e) => {
+      if (e.isDir) return presentObj(e, '');
+      const s = sign(prefix + e.name);
+      const thumb = thumbs.has(e.name) ? `${site}/d${encodePath(prefix + e.name)}?type=thumb&v=${thumbs.version(e)}${s ? `&sign=${encodeURIComponent(s)}` : ''}` : '';
+      return presentObj(e, s, thumb);
+    });
+    const texts = await access.folderTexts(full);
+    return ok({ content, total: entries.length, ...texts, write: await access.canWriteIn(user, full), provider: dir.storage?.record.driver ?? 'unknown' });
   });
 
   app.post('/api/fs/get', {
@@ -62,12 +75,13 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
     const e = await fs.stat(full);
-    const obj = presentObj({ ...e, name: full === user.basePath && full !== '/' ? baseName(full) : e.name }, e.isDir ? '' : await links.sign(full));
+    await access.requireAccess(user, full, e.isDir, req.body.password, req.ip, user.basePath);
+    const always = !e.isDir && (await access.needsSign(full));
+    const obj = presentObj({ ...e, name: full === user.basePath && full !== '/' ? baseName(full) : e.name }, e.isDir ? '' : (await links.signer(always))(full));
     return ok({
       ...obj,
-      raw_url: e.isDir ? '' : await links.direct(requestOrigin(req), full),
-      readme: '',
-      header: '',
+      raw_url: e.isDir ? '' : await links.direct(requestOrigin(req), full, always),
+      ...(await access.folderTexts(e.isDir ? full : parentOf(full))),
       provider: e.storage?.record.driver ?? 'unknown',
       related: null,
     });
@@ -80,7 +94,9 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
     const user = currentUser(req);
     if (req.body.force_root && !isAdmin(user)) throw forbidden('Permission denied');
     const full = req.body.force_root ? userPath({ ...user, basePath: '/' }, req.body.path) : userPath(user, req.body.path);
-    const dirs = (await fs.list(full)).filter((e) => e.isDir).sort((a, b) => compareNames(a.name, b.name));
+    await access.requireAccess(user, full, true, req.body.password, req.ip, req.body.force_root ? '/' : user.basePath);
+    const visible = await access.visibleIn(user, full);
+    const dirs = (await fs.list(full)).filter((e) => e.isDir && visible(e.name)).sort((a, b) => compareNames(a.name, b.name));
     return ok(dirs.map((d) => ({ name: d.name, modified: isoTime(d.modified) })));
   });
 
@@ -89,8 +105,9 @@ export function fsRoutes(app: HttpApp, { fs, links, tasks: queue }: FsRouteDeps)
     schema: { tags: ['fs'], body: MkdirBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.WRITE);
-    await fs.mkdir(userPath(user, req.body.path));
+    const full = userPath(user, req.body.path);
+    await access.requireWriteIn(user, parentOf(full));
+    await fs.mkdir(full);
     return ok();
   });
 

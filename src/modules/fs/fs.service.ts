@@ -98,6 +98,17 @@ export class FsService {
     throw notFound('object not found');
   }
 
+  /**
+   * Sets a file's modification time where the storage can (false when it cannot: the write keeps the time it
+   * got at upload).
+   */
+  async setModified(full: string, mtime: Date): Promise<boolean> {
+    const { driver, inner } = await this.locate(full);
+    if (!driver.setModified) return false;
+    await driver.setModified(inner, mtime);
+    return true;
+  }
+
   /** Directory listing: the owning storage's entries plus mount points below `full`. */
   async list(full: string): Promise<Entry[]> {
     const virt = await this.storages.virtualChildren(full);

@@ -4,7 +4,7 @@
  */
 import type { SettingsReader } from '../settings/settings.service.js';
 import { encodePath } from './fs.present.js';
-import { expireFor, signPath, verifySign } from './sign.js';
+import { expireFor, signPath, verifySign, verifyWebSeedToken, webSeedToken } from './sign.js';
 
 export class Links {
   /** @param siteUrl FERRY_SITE_URL (null when unset). */
@@ -28,17 +28,20 @@ export class Links {
     return (await this.signer())(full);
   }
 
-  /** `sign` for many paths at once (a listing): the settings read once, then no await per path. */
-  async signer(): Promise<(full: string) => string> {
-    if (!(await this.settings.getBool('sign_all'))) return () => '';
+  /**
+   * `sign` for many paths at once (a listing): the settings read once, then no await per path. `always`: sign
+   * even while `sign_all` is off (files in a password-protected folder: their downloads need a sign).
+   */
+  async signer(always = false): Promise<(full: string) => string> {
+    if (!always && !(await this.settings.getBool('sign_all'))) return () => '';
     const key = await this.settings.get('token');
     const expire = expireFor(await this.settings.getNumber('link_expiration'));
     return (full) => signPath(key, full, expire);
   }
 
-  /** `<site>/d/<full path>` (+ `?sign=` when signing is on). */
-  async direct(origin: string, full: string): Promise<string> {
-    return this.directUrl(origin, full, await this.sign(full));
+  /** `<site>/d/<full path>` (+ `?sign=` when signing is on, or `always`). */
+  async direct(origin: string, full: string, always = false): Promise<string> {
+    return this.directUrl(origin, full, (await this.signer(always))(full));
   }
 
   /**
@@ -54,14 +57,31 @@ export class Links {
     return `${await this.site(origin)}/d${encodePath(full)}${sign ? `?sign=${encodeURIComponent(sign)}` : ''}`;
   }
 
-  /** Throws 401 with the reason unless signing is off or `sign` is a valid signature of `full`. */
-  async verify(full: string, sign: string | undefined): Promise<void> {
-    (await this.verifier())(full, sign);
+  /**
+   * A web-seed root (BEP 19) for a multi-file torrent named `name` whose files lie below folder `root`:
+   * `<site>/ws/<token>/`, under which `<name>/<path>` serves `root/<path>` anonymously. Like a recorded
+   * direct link it never expires and is keyed with the `token` setting (resetting it revokes every root).
+   */
+  async webSeedRoot(origin: string, root: string, name: string): Promise<string> {
+    return `${await this.site(origin)}/ws/${webSeedToken(await this.settings.get('token'), root, name)}/`;
+  }
+
+  /** The folder and torrent name a web-seed token grants; 401 when it is not valid. */
+  async verifyWebSeed(token: string): Promise<{ root: string; name: string }> {
+    return verifyWebSeedToken(await this.settings.get('token'), token);
+  }
+
+  /**
+   * Throws 401 with the reason unless signing is off (and not `always` required) or `sign` is a valid signature
+   * of `full`.
+   */
+  async verify(full: string, sign: string | undefined, always = false): Promise<void> {
+    (await this.verifier(always))(full, sign);
   }
 
   /** `verify` as a synchronous check bound to the current settings (for pure rules that check many links). */
-  async verifier(): Promise<(full: string, sign: string | undefined) => void> {
-    if (!(await this.settings.getBool('sign_all'))) return () => {};
+  async verifier(always = false): Promise<(full: string, sign: string | undefined) => void> {
+    if (!always && !(await this.settings.getBool('sign_all'))) return () => {};
     const key = await this.settings.get('token');
     return (full, sign) => verifySign(key, full, sign);
   }

@@ -2,6 +2,12 @@
  * Serves one stored file over HTTP: single and open-ended/suffix ranges (206/416),
  * conditional requests (ETag / Last-Modified → 304), HEAD, Content-Disposition with
  * UTF-8 names. Used by `/d`, `/p` and share downloads.
+ *
+ * Files are users' content served at the web UI's origin, so none of them may run script there
+ * (README "Security model"): every response carries `X-Content-Type-Options: nosniff` and a
+ * `Content-Security-Policy` whose `sandbox` gives a document opened from it an opaque origin with
+ * scripts off (it cannot read the UI's token from localStorage). Files are attachments unless the
+ * link asks for `inline=1` and the type is passive (images but SVG, audio, video, plain text, PDF).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extname } from 'node:path';
@@ -17,17 +23,40 @@ const MIME: Record<string, string> = {
   '.oss': 'application/json', '.cas': 'text/plain; charset=utf-8', '.apk': 'application/vnd.android.package-archive',
 };
 
+/** Types a browser shows without running anything of the file's own. SVG, HTML, XML and scripts are not among them. */
+const PASSIVE = /^(?:image\/(?:png|jpeg|gif|webp|avif|x-icon)|audio\/|video\/|text\/plain|application\/pdf)/;
+
+/** `inline=1` asks for inline display; only passive types get it. */
+export function wantsInline(query: unknown): boolean {
+  const v = (query as { inline?: unknown } | undefined)?.inline;
+  return v === '1' || v === 'true';
+}
+
+/**
+ * A file's document, if a browser makes one of it, runs in a sandbox: unique origin, no script, nothing
+ * loaded from elsewhere. Chromium's PDF viewer is a plugin that `sandbox` blocks, so a PDF gets the rest of
+ * the policy without `sandbox` (PDF script runs in the viewer, never in the page's origin; nosniff keeps a
+ * `.pdf` that is really HTML from being rendered as HTML).
+ */
+export function fileSecurityHeaders(type: string): Record<string, string> {
+  const policy = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'";
+  return {
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': type.startsWith('application/pdf') ? `${policy}; object-src 'self'` : `sandbox; ${policy}`,
+  };
+}
+
 export function contentType(name: string): string {
   return MIME[extname(name).toLowerCase()] ?? 'application/octet-stream';
 }
 
-/** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266 / 5987). */
-export function contentDisposition(name: string): string {
+/** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266 / 5987); `inline; …` for inline display. */
+export function contentDisposition(name: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   // A lone surrogate (no valid UTF-8) would make encodeURIComponent throw.
   const wellFormed = name.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   const star = encodeURIComponent(wellFormed).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${star}`;
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${star}`;
 }
 
 export function etagOf(e: Entry): string {
@@ -77,14 +106,24 @@ export function notModified(req: FastifyRequest, etag: string, modified: Date): 
   return false;
 }
 
-export async function serveFile(req: FastifyRequest, reply: FastifyReply, driver: StorageDriver, inner: string, e: Entry): Promise<FastifyReply> {
-  const etag = etagOf(e);
+export interface ServeOptions {
+  /** The ETag to use (WebDAV keeps one ETag in listings and downloads); default `etagOf(e)`. */
+  etag?: string;
+  /** No `Content-Disposition` (a mounted file is opened, not downloaded); the sandboxing headers stay. */
+  inline?: boolean;
+}
+
+export async function serveFile(req: FastifyRequest, reply: FastifyReply, driver: StorageDriver, inner: string, e: Entry, o: ServeOptions = {}): Promise<FastifyReply> {
+  const etag = o.etag ?? etagOf(e);
+  const type = contentType(e.name);
+  const inline = wantsInline(req.query) && PASSIVE.test(type);
   reply
+    .headers(fileSecurityHeaders(type))
     .header('Accept-Ranges', 'bytes')
     .header('ETag', etag)
     .header('Last-Modified', e.modified.toUTCString())
-    .header('Content-Type', contentType(e.name))
-    .header('Content-Disposition', contentDisposition(e.name));
+    .header('Content-Type', type);
+  if (!o.inline) reply.header('Content-Disposition', contentDisposition(e.name, inline ? 'inline' : 'attachment'));
   if (notModified(req, etag, e.modified)) return reply.status(304).send();
   let range = parseRange(req.headers.range, e.size);
   const ifRange = req.headers['if-range'];

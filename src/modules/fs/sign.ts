@@ -31,3 +31,26 @@ export function verifySign(key: string, path: string, sign: string | undefined, 
 export function expireFor(linkExpirationHours: number, now = Date.now()): number {
   return linkExpirationHours > 0 ? Math.floor(now / 1000 + linkExpirationHours * 3600) : 0;
 }
+
+/**
+ * Web-seed roots (BEP 19, multi-file torrents): a never-expiring capability for one folder, carried in
+ * the URL path because clients append `<torrent name>/<file path>` to it. Token:
+ * `base64url("<root>\0<name>") "." base64url(HMAC-SHA256(key, "webseed\0<root>\0<name>:0"))`.
+ * The `webseed` prefix keeps a root token from ever verifying as a `?sign=` of a path, and back.
+ */
+export function webSeedToken(key: string, root: string, name: string): string {
+  const payload = `${root}\0${name}`;
+  return `${Buffer.from(payload).toString('base64url')}.${mac(key, `webseed\0${payload}`, 0)}`;
+}
+
+/** The `{root, name}` a token grants, or 401 when it is not one this key made. */
+export function verifyWebSeedToken(key: string, token: string): { root: string; name: string } {
+  const payload = Buffer.from(token.slice(0, Math.max(0, token.indexOf('.'))), 'base64url').toString('utf8');
+  const sep = payload.indexOf('\0');
+  if (sep <= 0) throw unauthorized('web seed token invalid');
+  const grant = { root: payload.slice(0, sep), name: payload.slice(sep + 1) };
+  const want = Buffer.from(webSeedToken(key, grant.root, grant.name));
+  const got = Buffer.from(token);
+  if (want.length !== got.length || !timingSafeEqual(want, got)) throw unauthorized('web seed token invalid');
+  return grant;
+}

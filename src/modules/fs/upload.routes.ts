@@ -9,17 +9,32 @@ import { parseUploadHeaders, type UploadService, type UploadSpec } from './uploa
 
 export interface UploadRouteDeps {
   uploads: UploadService;
+  /** Folder rules: whether the user may write in the target folder (bit 3, or a meta write bypass). */
+  folderAccess: Pick<FolderAccess, 'requireWriteIn'>;
+}
+
+/** The upload's headers, and the right to write in its folder: bit 3 or a meta bypass (as-task uploads need bit 3). */
+async function uploadSpec(req: FastifyRequest, access: UploadRouteDeps['folderAccess'], sizeFromContentLength: boolean): Promise<UploadSpec> {
+  const user = currentUser(req);
+  const spec = parseUploadHeaders(req, user, { sizeFromContentLength, writeChecked: true });
+  if (spec.asTask) requirePerm(user, Perm.WRITE);
+  else await access.requireWriteIn(user, parentOf(spec.full));
+  return spec;
 }
 import { currentUser } from '../auth/principal.js';
+import type { FastifyRequest } from 'fastify';
+import { parentOf } from '../../lib/paths.js';
+import { Perm } from '../users/user.model.js';
+import { requirePerm, type FolderAccess } from './access.js';
 import { presentTask } from '../tasks/tasks.present.js';
 
 const UPLOAD_HEADERS_DOC =
   'Headers: File-Path (URL-encoded), Overwrite (default true), As-Task or ?as_task=true, Content-Length or X-File-Size, ' +
-  'Last-Modified (Unix ms), X-File-Md5|Sha1|Sha256 (a mismatch fails the upload). The file appears only when complete. ' +
+  'Last-Modified (Unix ms), If-Match (the ETag as /d/ gives it: 412 when it changed), X-File-Md5|Sha1|Sha256 (a mismatch fails the upload). The file appears only when complete. ' +
   'Sidecars (contract §10.4): X-Seed-Sidecars (oss,torrent,cas), X-Generate-Seed (on|off|inherit), X-Seed-Format, ' +
   'X-Seed-Piece-Size (bytes), X-Seed-Hash-Matrix (JSON, raw or URL-encoded); written beside the file as <name>.<format>, all or nothing.';
 
-export function uploadRoutes(app: HttpApp, { uploads }: UploadRouteDeps): void {
+export function uploadRoutes(app: HttpApp, { uploads, folderAccess }: UploadRouteDeps): void {
   const finish = async (spec: UploadSpec, body: Readable, req: Parameters<typeof currentUser>[0]) => {
     if (spec.asTask) {
       const task = await uploads.spool(currentUser(req), spec, body);
@@ -40,7 +55,7 @@ export function uploadRoutes(app: HttpApp, { uploads }: UploadRouteDeps): void {
         config: { auth: 'guest' },
         schema: { tags: ['fs'], summary: 'Streamed upload (raw body)', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs'), response: { 200: OkOf(UploadResultSchema) } },
         handler: async (req) => {
-          const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: true });
+          const spec = await uploadSpec(req, folderAccess, true);
           await uploads.planCompanions(req.headers, spec);
           return finish(spec, req.raw, req);
         },
@@ -57,7 +72,7 @@ export function uploadRoutes(app: HttpApp, { uploads }: UploadRouteDeps): void {
         config: { auth: 'guest' },
         schema: { tags: ['fs'], summary: 'Multipart upload (field "file")', description: UPLOAD_HEADERS_DOC, hide: url.startsWith('/fs'), response: { 200: OkOf(UploadResultSchema) } },
         handler: async (req) => {
-          const spec = parseUploadHeaders(req, currentUser(req), { sizeFromContentLength: false });
+          const spec = await uploadSpec(req, folderAccess, false);
           if (!req.isMultipart()) throw badRequest('body: multipart/form-data with a "file" field is required');
           const part = await req.file().catch((e: Error & { statusCode?: number }) => {
             // the multipart parser's own faults (no boundary, broken headers) are the client's: 400, not 500

@@ -12,7 +12,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { badRequest, forbidden } from '../../lib/errors.js';
+import { badRequest, forbidden, preconditionFailed } from '../../lib/errors.js';
+import { etagOf } from './serve-file.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
 import { isDriverError, pathExists, type Hashes } from '../storages/drivers/index.js';
@@ -33,6 +34,8 @@ export interface UploadSpec {
   size?: number;
   mtime?: Date;
   expectedHashes: Hashes;
+  /** `If-Match`: the ETag (as `/d/` gives it) the file must still have, so an edit never overwrites a newer one. */
+  ifMatch?: string;
   /**
    * Companions (seed sidecars) to write with the file: a writer, null for none, or undefined to apply the
    * target storage's policy with no request headers (SFTP, WebDAV, tasks).
@@ -68,9 +71,13 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Reads and validates the upload headers; every problem is a 400 naming the header. */
-export function parseUploadHeaders(req: FastifyRequest, user: User, opts: { sizeFromContentLength: boolean }): UploadSpec {
-  requirePerm(user, Perm.WRITE);
+/**
+ * Reads and validates the upload headers; every problem is a 400 naming the header. The write permission is
+ * checked here (bit 3) unless the caller checks it itself for the target folder (`writeChecked`: folder rules
+ * may let users without bit 3 write there).
+ */
+export function parseUploadHeaders(req: FastifyRequest, user: User, opts: { sizeFromContentLength: boolean; writeChecked?: boolean }): UploadSpec {
+  if (!opts.writeChecked) requirePerm(user, Perm.WRITE);
   const raw = header(req, 'file-path');
   if (!raw) throw badRequest('File-Path: header is required');
   let decoded: string;
@@ -110,7 +117,9 @@ export function parseUploadHeaders(req: FastifyRequest, user: User, opts: { size
 
   const q = req.query as Record<string, unknown> | undefined;
   const asTask = header(req, 'as-task') === 'true' || q?.as_task === 'true' || q?.as_task === true;
-  return { full, overwrite: header(req, 'overwrite') !== 'false', asTask, size, mtime, expectedHashes };
+  const ifMatch = header(req, 'if-match')?.trim() || undefined;
+  if (ifMatch && asTask) throw badRequest('If-Match cannot be combined with as_task');
+  return { full, overwrite: header(req, 'overwrite') !== 'false', asTask, size, mtime, expectedHashes, ifMatch };
 }
 
 export interface UploadDeps {
@@ -120,6 +129,18 @@ export interface UploadDeps {
   tasks: TaskQueue;
   /** `<data dir>/tmp`: spool files of as-task uploads. */
   spoolDir: string;
+}
+
+/** 412 unless the file exists and its ETag is one of `header`'s (`*`: any existing file). */
+async function checkIfMatch(driver: Located['driver'], inner: string, header: string): Promise<void> {
+  const cur = await driver.stat(inner).catch((e: unknown) => {
+    if (isDriverError(e, 'not_found')) return null;
+    throw e;
+  });
+  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (!cur || cur.isDir || !(tags.includes('*') || tags.includes(etagOf(cur)))) {
+    throw preconditionFailed('the file changed since you opened it (If-Match does not match)');
+  }
 }
 
 /** Upload requests of every protocol: decide companions, stream into the storage, spool as-task uploads. */
@@ -144,6 +165,7 @@ export class UploadService {
     const { driver, inner } = located;
     const companions = spec.companions === undefined ? await this.deps.companions.forUpload({}, located.storage.record) : spec.companions;
     if (!spec.overwrite && (await pathExists(driver, inner))) throw forbidden('file exists');
+    if (spec.ifMatch !== undefined) await checkIfMatch(driver, inner, spec.ifMatch);
     const parent = parentOf(inner);
     if (parent !== '/') await driver.mkdir(parent);
     try {

@@ -16,11 +16,15 @@ export class SettingsRepo {
       for (const e of entries) {
         await trx
           .insertInto('settings')
-          .values(e)
+          .values({ key: e.key, value: e.value })
           .onConflict((oc) => oc.column('key').doUpdateSet({ value: e.value }))
           .execute();
       }
     });
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', key).execute();
   }
 
   /** Inserts only the keys that are missing (first start, or a new setting after an upgrade). */

@@ -2,7 +2,17 @@ import { Type } from 'typebox';
 import { OkNull, OkOf, ok } from '../../http/envelope.js';
 import type { HttpApp } from '../../http/types.js';
 import type { SettingsService } from './settings.service.js';
-import { PublicSettingsSchema, SettingSchema } from './settings.schemas.js';
+import { badRequest } from '../../lib/errors.js';
+import { PublicSettingsSchema, SettingListQuery, SettingSaveBody, SettingSchema } from './settings.schemas.js';
+
+/** The OpenList group numbers a list asks for (`groups` wins over `group`); undefined = every group. */
+function groupsOf(q: { group?: string; groups?: string }): number[] | undefined {
+  const [name, raw] = q.groups !== undefined ? ['groups', q.groups] : q.group !== undefined ? ['group', q.group] : [null, null];
+  if (name === null || raw === null) return undefined;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d{1,4}$/.test(p))) throw badRequest(`${name}: must be group numbers separated by commas`);
+  return parts.map(Number);
+}
 
 export interface SettingsRouteDeps {
   settings: SettingsService;
@@ -20,8 +30,13 @@ export function settingsRoutes(app: HttpApp, deps: SettingsRouteDeps): void {
 
   app.get('/api/admin/setting/list', {
     ...admin,
-    schema: { tags: ['admin'], response: { 200: OkOf(Type.Array(SettingSchema)) } },
-  }, async () => ok(await settings.list()));
+    schema: {
+      tags: ['admin'],
+      summary: 'Settings, all or those of OpenList groups (`group=1`, `groups=5,0`)',
+      querystring: SettingListQuery,
+      response: { 200: OkOf(Type.Array(SettingSchema)) },
+    },
+  }, async (req) => ok(await settings.list(groupsOf(req.query))));
 
   app.get('/api/admin/setting/get', {
     ...admin,
@@ -32,12 +47,20 @@ export function settingsRoutes(app: HttpApp, deps: SettingsRouteDeps): void {
     ...admin,
     schema: {
       tags: ['admin'],
-      summary: 'Save settings; all or nothing',
-      body: Type.Array(Type.Object({ key: Type.String({ minLength: 1 }), value: Type.String() }), { maxItems: 1000 }),
+      summary: 'Save settings (`key` and `value` of each item; other properties are ignored); all or nothing',
+      body: SettingSaveBody,
       response: { 200: OkNull },
     },
   }, async (req) => {
-    await settings.save(req.body);
+    await settings.save(req.body.map((e) => ({ key: e.key, value: String(e.value) })));
+    return ok();
+  });
+
+  app.post('/api/admin/setting/delete', {
+    ...admin,
+    schema: { tags: ['admin'], summary: 'Forget a saved value (the setting reads its default again)', querystring: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 200: OkNull } },
+  }, async (req) => {
+    await settings.reset(req.query.key);
     return ok();
   });
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../../lib/errors.js';
 import type { SettingsRepo } from './settings.repo.js';
-import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef } from './settings.defaults.js';
+import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef, type SettingType } from './settings.defaults.js';
 import type { SettingView } from './settings.schemas.js';
 
 /**
@@ -96,9 +96,10 @@ export class SettingsService implements SettingsReader {
     }
   }
 
-  async list(): Promise<SettingView[]> {
+  /** Every setting, or those of the given OpenList groups. */
+  async list(groups?: readonly number[]): Promise<SettingView[]> {
     const values = await this.values();
-    return SETTING_DEFS.map((d) => view(d, values.get(d.key) ?? d.default));
+    return SETTING_DEFS.filter((d) => !groups || groups.includes(d.olGroup)).map((d) => view(d, values.get(d.key) ?? d.default));
   }
 
   async getView(key: string): Promise<SettingView> {
@@ -121,6 +122,14 @@ export class SettingsService implements SettingsReader {
     this.invalidate();
   }
 
+  /** Forgets a saved value: the setting reads its default again. The admin API token cannot be removed. */
+  async reset(key: string): Promise<void> {
+    if (!SETTINGS_BY_KEY.has(key)) throw notFound(`setting ${key} not found`);
+    if (key === 'token') throw badRequest('the admin API token cannot be deleted; generate a new one instead');
+    await this.repo.remove(key);
+    this.invalidate();
+  }
+
   async resetToken(): Promise<string> {
     const token = newAdminToken();
     await this.repo.save([{ key: 'token', value: token }]);
@@ -129,8 +138,24 @@ export class SettingsService implements SettingsReader {
   }
 }
 
+/** OpenList's input type for a Ferry type (its web UI has no `json`: a JSON object is edited as text). */
+const OL_TYPE: Record<SettingType, string> = { string: 'string', text: 'text', bool: 'bool', number: 'number', select: 'select', json: 'text' };
+const INDEX = new Map(SETTING_DEFS.map((d, i) => [d.key, i]));
+
 function view(d: SettingDef, value: string): SettingView {
-  return { key: d.key, value, type: d.type, group: d.group, public: d.public, options: d.options ?? [], help: d.help };
+  return {
+    key: d.key,
+    value,
+    help: d.help,
+    type: OL_TYPE[d.type],
+    options: (d.options ?? []).join(','),
+    group: d.olGroup,
+    flag: d.public ? 0 : 1,
+    index: INDEX.get(d.key) ?? 0,
+    section: d.group,
+    kind: d.type,
+    public: d.public,
+  };
 }
 
 function validate(key: string, value: string, where: string): void {

@@ -122,7 +122,7 @@ export function sharesRoutes(app: HttpApp, { shares: svc, fs, links }: SharesRou
     summary: withPath ? 'Download a file of a share' : 'Download a single-file share',
     description: 'Anonymous. `pwd` when the share has a password (wrong: 403). Unknown, expired, disabled or used-up shares: 404.',
     params: Type.Object({ id: Type.String(), ...(withPath ? { '*': Type.String() } : {}) }),
-    querystring: Type.Object({ pwd: Type.Optional(Type.String()) }),
+    querystring: Type.Object({ pwd: Type.Optional(Type.String()), inline: Type.Optional(Type.String({ description: '`1`: show passive types inline' })) }),
     security: [],
   });
   app.route({ method: ['GET', 'HEAD'], url: '/sd/:id', config: { auth: 'none' }, schema: sdSchema(false), handler: download });

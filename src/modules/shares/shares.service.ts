@@ -28,7 +28,7 @@ import { can, isAdmin, isGuest, Perm, type User } from '../users/user.model.js';
 import { SharesRepo, type SharePatch, type ShareRow } from './shares.repo.js';
 import { baseName, isWithin } from '../../lib/paths.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { requirePerm, userPath } from '../fs/access.js';
+import { requirePerm, userPath, type FolderAccess } from '../fs/access.js';
 
 export const SHARE_NOT_FOUND = 'sharing not found';
 export const SHARE_INVALID = 'the share has expired or is no longer valid';
@@ -143,7 +143,13 @@ function forViewer(viewer: User, full: string): string {
 
 export class SharesService {
   constructor(
-    private readonly deps: { users: Pick<UsersRepo, 'byId' | 'byUsername'>; fs: Pick<FsService, 'stat'>; lockout: Pick<Lockout, 'reserve'> },
+    private readonly deps: {
+      users: Pick<UsersRepo, 'byId' | 'byUsername'>;
+      fs: Pick<FsService, 'stat'>;
+      lockout: Pick<Lockout, 'reserve'>;
+      /** Folder rules: names hidden by metas are not served from inside a shared folder (visitors see no hidden names). */
+      folderAccess?: Pick<FolderAccess, 'isVisible'>;
+    },
     readonly repo: SharesRepo,
   ) {}
 
@@ -395,6 +401,7 @@ export class SharesService {
     }
     const full = rest.length === 0 ? root : `${root === '/' ? '' : root}/${rest.join('/')}`;
     if (!isWithin(root, full)) throw new UnsafePathError();
+    if (this.deps.folderAccess && !(await this.deps.folderAccess.isVisible(null, full, root))) throw notFound('object not found');
     if (await this.isDir(full)) throw notFound('object not found');
     return full;
   }

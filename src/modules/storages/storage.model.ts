@@ -15,6 +15,8 @@ export interface StorageRecord {
   proxy: boolean;
   addition: Record<string, unknown>;
   modified: number;
+  /** Left out of the search index. */
+  disableIndex: boolean;
 }
 
 /** `work` when initialised, `disabled`, or the initialisation error. */

@@ -14,6 +14,7 @@ export function presentStorage(r: StorageRecord, status: StorageStatus): Storage
     seed_policy: r.seedPolicy,
     proxy: r.proxy,
     addition: JSON.stringify(r.addition),
+    disable_index: r.disableIndex,
     status,
     modified: isoTime(r.modified),
   };

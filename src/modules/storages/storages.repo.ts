@@ -21,6 +21,7 @@ function toRecord(r: Selectable<StoragesTable>): StorageRecord {
     proxy: r.proxy === 1,
     addition,
     modified: Number(r.modified),
+    disableIndex: Number(r.disable_index) === 1,
   };
 }
 
@@ -35,6 +36,7 @@ function toRow(s: Omit<StorageRecord, 'id'>) {
     proxy: s.proxy ? 1 : 0,
     addition: JSON.stringify(s.addition),
     modified: s.modified,
+    disable_index: s.disableIndex ? 1 : 0,
   };
 }
 

@@ -6,6 +6,8 @@ import type { StorageRegistry } from './storages.service.js';
 import { IdQuery, StorageInput, StorageSchema } from './storages.schemas.js';
 import { DriverInfoSchema } from './storages.schemas.js';
 import { presentStorage } from './storages.present.js';
+import { driverInfo } from './driver-info.js';
+import { notFound } from '../../lib/errors.js';
 
 export interface StoragesRouteDeps {
   storages: StorageRegistry;
@@ -68,24 +70,28 @@ export function storagesRoutes(app: HttpApp, { storages: reg }: StoragesRouteDep
 
   app.get('/api/admin/driver/list', {
     ...admin,
-    schema: { tags: ['storages'], summary: "Every driver's options with types, defaults and help", response: { 200: OkOf(Type.Record(Type.String(), DriverInfoSchema)) } },
-  }, async () =>
-    ok(
-      Object.fromEntries(
-        Object.values(drivers).map((d) => [
-          d.name,
-          {
-            config: { name: d.name, display_name: d.config.displayName, only_proxy: d.config.onlyProxy, default_proxy: d.config.defaultProxy },
-            additional: d.options.map((o) => ({
-              name: o.name,
-              type: o.type,
-              default: String(o.default),
-              options: (o.options ?? []).join(','),
-              required: o.required,
-              help: o.help,
-            })),
-          },
-        ]),
-      ),
-    ));
+    schema: { tags: ['storages'], summary: "Every driver's fields and options with types, defaults and help", response: { 200: OkOf(Type.Record(Type.String(), DriverInfoSchema)) } },
+  }, async () => ok(Object.fromEntries(Object.values(drivers).map((d) => [d.name, driverInfo(d)]))));
+
+  app.get('/api/admin/driver/info', {
+    ...admin,
+    schema: { tags: ['storages'], summary: 'One driver, as an entry of driver/list', querystring: Type.Object({ driver: Type.String() }), response: { 200: OkOf(DriverInfoSchema) } },
+  }, async (req) => {
+    const d = Object.values(drivers).find((x) => x.name === req.query.driver);
+    if (!d) throw notFound(`driver [${req.query.driver}] not found`);
+    return ok(driverInfo(d));
+  });
+
+  app.get('/api/admin/driver/names', {
+    ...admin,
+    schema: { tags: ['storages'], summary: 'Driver names', response: { 200: OkOf(Type.Array(Type.String())) } },
+  }, async () => ok(Object.values(drivers).map((d) => d.name)));
+
+  app.post('/api/admin/storage/load_all', {
+    ...admin,
+    schema: { tags: ['storages'], summary: 'Re-initialise every storage (each one keeps serving until its new instance is ready)', response: { 200: OkNull } },
+  }, async () => {
+    await reg.reloadAll();
+    return ok();
+  });
 }

@@ -11,6 +11,7 @@ export const StorageSchema = Type.Object({
   seed_policy: Type.String(),
   proxy: Type.Boolean(),
   addition: Type.String({ description: 'driver options as a JSON string' }),
+  disable_index: Type.Boolean({ description: 'left out of the search index' }),
   status: Type.String({ description: '`work`, `disabled`, or the initialisation error' }),
   modified: Type.String(),
 });
@@ -24,6 +25,7 @@ export const StorageInput = {
   seed_policy: Type.Optional(Type.Union([Type.Literal('inherit'), Type.Literal('on'), Type.Literal('off')])),
   proxy: Type.Optional(Type.Boolean()),
   addition: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
+  disable_index: Type.Optional(Type.Boolean()),
 };
 
 export const IdQuery = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -32,15 +34,29 @@ export type StorageView = Static<typeof StorageSchema>;
 
 const DriverOptionSchema = Type.Object({
   name: Type.String(),
-  type: Type.String({ description: 'string, number, bool or select' }),
+  type: Type.String({ description: 'string, text, number, bool or select' }),
   default: Type.String(),
   options: Type.String({ description: 'select: the choices, comma-joined' }),
   required: Type.Boolean(),
   help: Type.String(),
 });
 
+/** OpenList's driver `Info`: the storage's own fields, the driver's options, and its config. */
 export const DriverInfoSchema = Type.Object({
-  config: Type.Object({ name: Type.String(), display_name: Type.String(), only_proxy: Type.Boolean(), default_proxy: Type.Boolean() }),
+  common: Type.Array(DriverOptionSchema),
   additional: Type.Array(DriverOptionSchema),
+  config: Type.Object({
+    name: Type.String(),
+    display_name: Type.String(),
+    local_sort: Type.Boolean(),
+    only_local: Type.Boolean(),
+    only_proxy: Type.Boolean(),
+    no_cache: Type.Boolean(),
+    no_upload: Type.Boolean(),
+    need_ms: Type.Boolean(),
+    default_root: Type.String(),
+    alert: Type.String(),
+    default_proxy: Type.Boolean(),
+  }),
 });
 export type DriverInfo = Static<typeof DriverInfoSchema>;

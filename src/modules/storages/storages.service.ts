@@ -38,6 +38,7 @@ export interface StorageInput {
   seed_policy?: string;
   proxy?: boolean;
   addition?: string | object;
+  disable_index?: boolean;
 }
 
 function parseAddition(a: StorageInput['addition']): Record<string, unknown> {
@@ -99,6 +100,12 @@ export class StorageRegistry {
     for (const r of await this.repo.all()) await this.mount(r);
     this.versions = await this.repo.versions();
     this.checkedAt = Date.now();
+  }
+
+  /** Re-initialises every storage from the database (OpenList's "reload all"); removed ones are unmounted. */
+  async reloadAll(): Promise<void> {
+    await this.refresh(true);
+    for (const r of await this.repo.all()) await this.mount(r);
   }
 
   private async mount(r: StorageRecord): Promise<MountedStorage> {
@@ -234,6 +241,7 @@ export class StorageRegistry {
       proxy: input.proxy ?? def.config.defaultProxy,
       addition,
       modified: Date.now(),
+      disableIndex: input.disable_index ?? false,
     };
   }
 

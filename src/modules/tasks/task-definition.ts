@@ -6,6 +6,7 @@
  * handler (or crashing the runner).
  */
 import type { Static, TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import type { User } from '../users/user.model.js';
 import type { TaskType } from './task.model.js';
@@ -50,4 +51,29 @@ export function payloadProblem(kind: TaskKind, payload: unknown): string | null 
   if (Value.Check(kind.payload, payload)) return null;
   const first = Value.Errors(kind.payload, payload)[0] as { instancePath?: string; message?: string } | undefined;
   return `${first?.instancePath || '(root)'} ${first?.message ?? 'does not match the schema'}`;
+}
+
+/**
+ * One task type run by several modules (e.g. `offline_download`: seed files fetched by the seeds module, URLs
+ * and torrents handed to a tool by the offline module). The stored payload must match exactly one part's
+ * schema; that part runs it. Each module still creates its tasks with its own kind (its own schema).
+ */
+export function combineTasks(type: TaskKind['type'], parts: readonly TaskDefinition[]): TaskDefinition {
+  if (parts.length === 0 || parts.some((p) => p.type !== type)) throw new Error(`combineTasks(${type}): every part must be of that type`);
+  if (parts.length === 1) return parts[0]!;
+  const partOf = (payload: unknown): TaskDefinition => {
+    const hit = parts.filter((p) => Value.Check(p.payload, payload));
+    if (hit.length !== 1) throw new Error(`${type} task payload matches ${hit.length} of its ${parts.length} kinds`);
+    return hit[0]!;
+  };
+  return {
+    type,
+    payload: Type.Union(parts.map((p) => p.payload)),
+    perform: (payload, run) => partOf(payload).perform(payload, run),
+    onFailed: async (payload, error) => {
+      const p = partOf(payload);
+      await p.onFailed?.(payload, error);
+    },
+    authorize: (payload, creator) => partOf(payload).authorize?.(payload, creator),
+  };
 }

@@ -66,4 +66,11 @@ export function usersRoutes(app: HttpApp, { users }: UsersRouteDeps): void {
     return ok();
   });
 
+  // OpenList caches users in memory and offers to drop an entry; Ferry reads users from the database on every
+  // request (several instances share it), so there is nothing to drop.
+  app.post('/api/admin/user/del_cache', {
+    ...admin,
+    schema: { tags: ['admin'], summary: 'Drop a user from the cache (Ferry keeps none: a no-op)', querystring: Type.Object({ username: Type.Optional(Type.String()) }), response: { 200: OkNull } },
+  }, async () => ok());
+
 }

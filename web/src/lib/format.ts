@@ -48,6 +48,11 @@ export function encodePath(p: string): string {
   return p.split('/').map(encodeURIComponent).join('/');
 }
 
+/** The `/d/` link of a listed file: its full virtual path (under the user's base path) and its `sign`, if any. */
+export function downloadHref(basePath: string, dir: string, obj: { name: string; sign?: string }): string {
+  return `/d${encodePath(joinPath(basePath, dir, obj.name))}${obj.sign ? `?sign=${encodeURIComponent(obj.sign)}` : ''}`;
+}
+
 export function extension(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();

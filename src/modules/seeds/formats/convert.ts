@@ -44,6 +44,11 @@ export interface DecodedSeed {
   info_hash?: string;
   /** Torrents only: the v1 piece stream, reusable to re-encode the same file set as a torrent. */
   torrent_pieces?: TorrentPieceStream;
+  /** Torrents only: the `url-list` web seeds (BEP 19) it carries. */
+  web_seeds?: string[];
+  /** Torrents only: `info.name`, and whether it is a single-file torrent (where clients put the files). */
+  info_name?: string;
+  single_file?: boolean;
   /** Non-fatal remarks from decoding. */
   notes: string[];
 }
@@ -65,7 +70,7 @@ export function decodeAny(bytes: Uint8Array, opts: DecodeAnyOptions = {}): Decod
   const t = decodeTorrent(bytes, { now: opts.now });
   const notes = [...t.notes];
   if (t.unsliced_files.length > 0) notes.push(`no per-file SHA-1 pieces for: ${t.unsliced_files.join(', ')}`);
-  return { format, seed: t.seed, info_hash: t.info_hash, torrent_pieces: t.piece_stream, notes };
+  return { format, seed: t.seed, info_hash: t.info_hash, torrent_pieces: t.piece_stream, web_seeds: t.web_seeds, info_name: t.info_name, single_file: t.single_file, notes };
 }
 
 /** One digest the hashing engine would have to compute. `stream` = SHA-1 over all files concatenated (torrent v1). */

@@ -31,6 +31,7 @@ export {
   decodeTorrent,
   encodeTorrent,
   isPieceAligned,
+  isSingleFileTorrent,
   torrentFileOrder,
   torrentPiecesFromSeed,
 } from './torrent.js';

@@ -61,6 +61,12 @@ export interface EncodeTorrentOptions extends EncodeOptions {
    * (contract §10.1, as OpenList writes it).
    */
   layout?: 'auto' | 'multi';
+  /**
+   * Web seeds (BEP 19), written as root-level `url-list` (outside `info`: the info hash does not
+   * change). Single-file torrent: URLs of the file itself; multi-file: roots under which
+   * `<root>/<info name>/<path>` resolves. Empty or absent: no `url-list`.
+   */
+  webSeeds?: readonly string[];
 }
 
 /** The files in torrent order: by the UTF-8 bytes of their path, as mktorrent does. */
@@ -140,6 +146,16 @@ function casExtension(seed: Seed): BencodeInput | undefined {
   };
 }
 
+/**
+ * Whether these files make a single-file torrent (`info.length`, named by the file's base name).
+ * One file is, unless `layout` is `multi` or its base name is no valid torrent name (e.g. " "):
+ * that takes the multi-file layout, or the torrent could not be read back.
+ */
+export function isSingleFileTorrent(files: readonly Pick<SeedFile, 'path'>[], layout: 'auto' | 'multi' = 'auto'): boolean {
+  const only = files.length === 1 && layout !== 'multi' ? files[0]! : undefined;
+  return only !== undefined && seedNameProblem(only.path.slice(only.path.lastIndexOf('/') + 1)) === null;
+}
+
 /** Encodes `.torrent`. Files are written in `torrentFileOrder`; so is the embedded `x-openlist` seed. */
 export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buffer {
   const canonical = seedToJson(seed, opts);
@@ -157,10 +173,7 @@ export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buff
   }
   files = reconcileSha1(files, stream, ordered.piece_size);
   const full: Seed = { ...ordered, files };
-  // One file is named by its base name; a base name that is no valid torrent name (e.g. " ")
-  // takes the multi-file layout instead, or the torrent could not be read back.
-  const only = files.length === 1 && opts.layout !== 'multi' ? files[0]! : undefined;
-  const single = only && seedNameProblem(only.path.slice(only.path.lastIndexOf('/') + 1)) === null ? only : undefined;
+  const single = isSingleFileTorrent(files, opts.layout) ? files[0] : undefined;
   const info: Record<string, BencodeInput> = { name: single ? single.path.slice(single.path.lastIndexOf('/') + 1) : full.name, 'piece length': full.piece_size, pieces: stream };
   if (single) info.length = single.size;
   else info.files = files.map((f) => ({ length: f.size, path: f.path.split('/') }));
@@ -177,6 +190,7 @@ export function encodeTorrent(seed: Seed, opts: EncodeTorrentOptions = {}): Buff
     'created by': full.created_by,
     'creation date': date,
     info,
+    'url-list': opts.webSeeds && opts.webSeeds.length > 0 ? [...new Set(opts.webSeeds)] : undefined,
     [TORRENT_EXT_CAS]: opts.casExtension === false ? undefined : casExtension(full),
     [TORRENT_EXT_OPENLIST]: opts.openlistExtension === false ? undefined : (full as unknown as BencodeInput),
   };
@@ -192,6 +206,8 @@ export interface DecodedTorrent {
   /** Hex SHA-1 of the original bytes of `info`. */
   info_hash: string;
   info_name: string;
+  /** `info.length` (one file named `info_name`), not `info.files`. */
+  single_file: boolean;
   piece_length: number;
   /** `info.pieces` as read: the v1 piece stream (reuse it to re-encode without re-hashing). */
   pieces: Buffer;
@@ -203,6 +219,8 @@ export interface DecodedTorrent {
   unsliced_files: string[];
   /** Non-fatal remarks for diagnostics (non-canonical input, keys Ferry drops…). */
   notes: string[];
+  /** `url-list` (BEP 19 web seeds) as read: http(s) URLs only. */
+  web_seeds: string[];
 }
 
 export interface DecodeTorrentOptions {
@@ -330,7 +348,8 @@ export function decodeTorrent(input: Uint8Array, opts: DecodeTorrentOptions = {}
   const cas = root.get(TORRENT_EXT_CAS);
   const inOrder = real.length === info.files.length && torrentFileOrder(real).every((f, i) => f === real[i]);
   const piece_stream = inOrder ? { pieceSize: info.pieceLength, hashes: info.pieces } : undefined;
-  const base = { info_hash, info_name: info.name, piece_length: info.pieceLength, pieces: info.pieces, total_size: info.total, piece_stream, extensions: { openlist: ext !== undefined, cas: cas !== undefined }, notes };
+  const web_seeds = textList(root.get('url-list')).map((u) => u.trim()).filter((u) => /^https?:\/\//i.test(u));
+  const base = { web_seeds, info_hash, info_name: info.name, single_file: info.single, piece_length: info.pieceLength, pieces: info.pieces, total_size: info.total, piece_stream, extensions: { openlist: ext !== undefined, cas: cas !== undefined }, notes };
 
   if (ext !== undefined) {
     if (!isBencodeDict(ext)) throw new SeedFormatError(TORRENT_EXT_OPENLIST, 'must be a dictionary');

@@ -32,6 +32,7 @@ import {
 import { hashFiles, type FileHashes } from '../hashing/index.js';
 import { checkDownloadable, collectFiles, needsDownload, type SourceFile } from '../common/source-files.js';
 import { annotateFiles } from './annotate.js';
+import { generatedWebSeeds } from '../common/web-seeds.js';
 import { checkSeedName, deriveSeedName } from './names.js';
 import { GenerateBody, parseGenerateRequest, type GenerateBodyT, type GenerateOptions } from './request.js';
 import { taskKind } from '../../tasks/task-definition.js';
@@ -167,7 +168,17 @@ export async function executeGeneration(deps: Pick<SeedsDeps, 'fs' | 'links' | '
         channels: opts.channels,
       }),
     );
-    const encoded = opts.formats.map((format) => ({ format, fileName: seedFileName(seed, format), data: withBadRequest(() => encodeSeed(seed, format, { pieces: torrent, layout: p.singleFile ? 'auto' : 'multi' })) }));
+    const layout = p.singleFile ? 'auto' : 'multi';
+    const webSeeds = opts.formats.includes('torrent')
+      ? await generatedWebSeeds(deps, seed, {
+          enabled: opts.webSeeds,
+          layout,
+          folder: opts.paths.length === 1 && !p.singleFile ? opts.paths[0]! : null,
+          fullPaths: new Map(p.files.map((f) => [f.seedPath, f.full])),
+          origin: run.origin,
+        })
+      : [];
+    const encoded = opts.formats.map((format) => ({ format, fileName: seedFileName(seed, format), data: withBadRequest(() => encodeSeed(seed, format, { pieces: torrent, layout, webSeeds })) }));
     run.signal?.throwIfAborted();
     await ensureFolder(deps, p.outputDir, 'output_path');
     const writes = encoded.map((e) => ({ ...e, full: joinPath(p.outputDir, e.fileName) }));

@@ -38,6 +38,7 @@ export const GenerateBody = Type.Object({
   direct_files: Type.Optional(PathList),
   include_share: Type.Optional(Type.Boolean({ description: 'share every file (when share_files is empty)' })),
   include_direct_source: Type.Optional(Type.Boolean({ description: 'direct link for every file (when direct_files is empty)' })),
+  web_seeds: Type.Optional(Type.Boolean({ description: 'write BEP 19 web seeds into the .torrent (default: the seed_web_seeds setting)' })),
   output_path: Type.Optional(Str),
   save_path: Type.Optional(Type.String({ maxLength: 4096, description: 'alias of output_path' })),
 });
@@ -62,6 +63,8 @@ export interface GenerateOptions {
   directFiles: string[];
   /** Full path of the output folder, or null for the sources' common parent. */
   outputDir: string | null;
+  /** Write `url-list` web seeds into the torrent (files with sources; see generation/web-seeds.ts). */
+  webSeeds: boolean;
 }
 
 export async function parseGenerateRequest(deps: Pick<SeedsDeps, 'settings'>, user: User, body: GenerateBodyT): Promise<GenerateOptions> {
@@ -109,5 +112,6 @@ export async function parseGenerateRequest(deps: Pick<SeedsDeps, 'settings'>, us
     shareFiles,
     directFiles,
     outputDir: out ? withField('output_path', () => userPath(user, out)) : null,
+    webSeeds: body.web_seeds ?? (await deps.settings.getBool('seed_web_seeds')),
   };
 }

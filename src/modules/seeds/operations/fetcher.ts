@@ -15,15 +15,20 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { checkHost, isTrustedHost, type SourceContext } from './source-rules.js';
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export interface FetchOptions {
   sctx: SourceContext;
-  /** Exact size expected (the seed file's); more bytes abort the transfer. */
-  size: number;
+  /** Exact size expected (the seed file's); more bytes abort the transfer. Unset: whatever the server sends. */
+  size?: number;
+  /**
+   * Any host may answer (offline downloads of a user's URL), not only the site and trusted hosts; every other
+   * rule (scheme, no credentials, public addresses unless trusted, redirects re-checked) still holds.
+   */
+  anyHost?: boolean;
   signal?: AbortSignal;
   /** DNS resolution (tests inject one); default: the system resolver, all addresses. */
   resolve?: Resolver;
@@ -41,6 +46,8 @@ export interface Fetched {
   /** The URL that answered (after redirects). */
   url: string;
   body: Readable;
+  /** The response headers (Content-Length, Content-Disposition…). */
+  headers: IncomingMessage['headers'];
 }
 
 /** A source refused by a rule (nothing was sent to it). */
@@ -239,6 +246,18 @@ function sizeGuard(size: number, where: string): Transform {
   });
 }
 
+/** The host rule of `anyHost` fetches: http(s) without credentials (the address rule follows in pickAddress). */
+function schemeRule(u: URL): { ok: true } | { ok: false; reason: string } {
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, reason: `scheme ${u.protocol.replace(/:$/, '')} is not allowed (http or https only)` };
+  if (u.username || u.password) return { ok: false, reason: 'the URL carries credentials' };
+  return { ok: true };
+}
+
+/** The address rule alone, before anything is sent: every address `u`'s host resolves to is public (or the host is trusted). */
+export async function checkPublicAddress(u: URL, opts: Pick<FetchOptions, 'sctx' | 'resolve'>): Promise<void> {
+  await pickAddress(u, opts as FetchOptions);
+}
+
 /**
  * Opens `start` (already accepted by `checkSourceUrl`) and returns its body, following at most
  * `maxRedirects` redirects. Every refusal happens before a connection to that hop is made.
@@ -250,7 +269,7 @@ export async function fetchSource(start: URL, opts: FetchOptions): Promise<Fetch
   for (let hop = 0; ; hop++) {
     opts.signal?.throwIfAborted();
     if (u.protocol !== scheme) throw new SourceRefused(`redirect to ${u.protocol}//${u.host} changes the scheme from ${scheme.replace(/:$/, '')}`);
-    const host = checkHost(u, opts.sctx);
+    const host = opts.anyHost ? schemeRule(u) : checkHost(u, opts.sctx);
     if (!host.ok) throw new SourceRefused(hop === 0 ? host.reason : `redirect to ${u.protocol}//${u.host}: ${host.reason}`);
     const to = await pickAddress(u, opts);
     const res = await request(u, to, opts);
@@ -277,17 +296,18 @@ export async function fetchSource(start: URL, opts: FetchOptions): Promise<Fetch
       throw new Error(`${u.host} sent a ${enc}-encoded body`);
     }
     const cl = res.headers['content-length'];
-    if (cl !== undefined && Number(cl) !== opts.size) {
+    if (cl !== undefined && opts.size !== undefined && Number(cl) !== opts.size) {
       res.destroy();
       throw new Error(`${u.host} announced ${cl} bytes, the seed says ${opts.size}`);
     }
     const idle = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
     res.setTimeout(idle, () => res.destroy(new Error(`${u.host} sent nothing for ${idle / 1000} s`)));
-    const guard = sizeGuard(opts.size, u.host);
+    const declared = opts.size ?? (cl !== undefined && /^\d+$/.test(cl) ? Number(cl) : undefined);
+    const guard = declared === undefined ? new PassThrough() : sizeGuard(declared, u.host);
     res.on('error', (e) => guard.destroy(e));
     guard.on('close', () => res.destroy());
     // Until the caller pipes it, a failure must not become an uncaught 'error'; pipeline still sees it.
     guard.on('error', () => undefined);
-    return { url: u.toString(), body: res.pipe(guard) };
+    return { url: u.toString(), body: res.pipe(guard), headers: res.headers };
   }
 }

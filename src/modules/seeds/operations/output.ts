@@ -31,6 +31,8 @@ export interface OutputOptions {
   /** `multi`: a one-file torrent keeps `info.files` (as a folder torrent does). */
   layout?: 'auto' | 'multi';
   createdBy?: string;
+  /** BEP 19 `url-list` of a torrent output (see common/web-seeds.ts). */
+  webSeeds?: readonly string[];
 }
 
 /** `multi` when the input was a torrent with `info.files` (so one file stays in its folder). */
@@ -73,7 +75,7 @@ export function encodeOutput(seed: Seed, format: SeedFormat, opts: OutputOptions
       missing: f.missing,
     });
   }
-  const data = seedStep('seed', () => encodeSeed(seed, format, { pieces: format === 'torrent' ? pieces : undefined, layout: opts.layout, createdBy: opts.createdBy }));
+  const data = seedStep('seed', () => encodeSeed(seed, format, { pieces: format === 'torrent' ? pieces : undefined, layout: opts.layout, createdBy: opts.createdBy, webSeeds: format === 'torrent' ? opts.webSeeds : undefined }));
   return { data, fileName: seedFileName(seed, format) };
 }
 

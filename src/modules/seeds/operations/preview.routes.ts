@@ -25,6 +25,7 @@ import { currentUser } from '../../auth/principal.js';
 import { userPath } from '../../fs/access.js';
 import { seedStep, seedStepAsync } from '../common/fields.js';
 import { analyzeModel, analyzeSeed } from '../common/seed-analysis.js';
+import { keptWebSeeds } from '../common/web-seeds.js';
 
 const tags = ['seeds'];
 const auth = { config: { auth: 'guest' as const }, ...LARGE_JSON_REPLIES };
@@ -153,7 +154,9 @@ export function seedPreviewRoutes(app: HttpApp, deps: SeedsDeps): void {
       const b = req.body;
       const input = await readSeedInput(deps, user, b, { formatIsSource: false });
       const format = targetFormat(b);
-      const out = encodeOutput(input.decoded.seed, format, { pieces: input.decoded.torrent_pieces, layout: torrentLayout(input) });
+      const layout = torrentLayout(input);
+      const webSeeds = keptWebSeeds(await deps.settings.getBool('seed_web_seeds'), input.decoded.seed, layout, input.decoded.web_seeds);
+      const out = encodeOutput(input.decoded.seed, format, { pieces: input.decoded.torrent_pieces, layout, webSeeds });
       const hasData = Boolean(b.seed_data?.trim());
       const target = b.output_path?.trim() || b.save_path?.trim() || (hasData ? b.path?.trim() : undefined);
       const saved = target ? await saveSeedFile(deps, user, target, out.fileName, out.data, { overwrite: b.overwrite ?? true, field: b.output_path?.trim() ? 'output_path' : b.save_path?.trim() ? 'save_path' : 'path' }) : undefined;
@@ -196,7 +199,9 @@ export function seedPreviewRoutes(app: HttpApp, deps: SeedsDeps): void {
       pieces = r.pieces;
       recalculated = { path: r.root, bytes_read: r.bytesRead };
     }
-    const out = encodeOutput(seed, format, { pieces, layout: torrentLayout(input) });
+    const layout = torrentLayout(input);
+    const webSeeds = keptWebSeeds(await deps.settings.getBool('seed_web_seeds'), seed, layout, input.decoded.web_seeds);
+    const out = encodeOutput(seed, format, { pieces, layout, webSeeds });
     const dropped = (await analyzeModel(seed, format, pieces)).diagnostics.filter((d) => d.format === format && d.code.startsWith(`${format}.drops_`)).map((d) => d.message);
     const target = body.output_path?.trim() || body.save_path?.trim();
     const saved = target ? await saveSeedFile(deps, user, target, out.fileName, out.data, { overwrite: body.overwrite ?? true, field: body.output_path?.trim() ? 'output_path' : 'save_path' }) : undefined;

@@ -178,6 +178,7 @@ export async function copyStored(deps: Pick<SeedsDeps, 'fs' | 'hashes'>, src: St
     const hashes = await verifyStored(deps, t.full, t.shown, t.file, t.pieceSize, t.signal);
     const entry = await d.driver.stat(d.inner);
     await recordHashes(deps, d.storage, d.inner, entry, hashes);
+    await deps.fs.notify({ kind: 'written', full: t.full });
     return 'copy';
   }
   if (!src.storage.record.proxy || !src.driver.capabilities.streamable) {

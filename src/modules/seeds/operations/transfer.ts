@@ -18,12 +18,12 @@ import type { SeedsDeps } from '../seeds.deps.js';
 import { badRequest, isAppError } from '../../../lib/errors.js';
 import { cleanPath, stripBasePath } from '../../../lib/path-safety.js';
 import { Perm, can, type User } from '../../users/user.model.js';
-import { encodeSeed, type DecodedSeed, type Seed, type SeedChannel, type SeedFile } from '../formats/index.js';
-import { readSeedInput } from './input.js';
+import { decodeTorrent, encodeSeed, type DecodedSeed, type Seed, type SeedChannel, type SeedFile } from '../formats/index.js';
+import { readSeedInput, type SeedInput } from './input.js';
 import { queueOffline } from './offline.js';
 import { ScanCache, rapidUpload } from './rapid.js';
 import { sourceContextFor, usableSources, type SourceContext } from './source-rules.js';
-import { isVerifiable } from './verify.js';
+import { isVerifiable, seedWholeHashes } from './verify.js';
 import { baseName, isWithin, joinPath } from '../../../lib/paths.js';
 import { requirePerm, userPath } from '../../fs/access.js';
 import { type TaskInfo } from '../../tasks/tasks.schemas.js';
@@ -172,8 +172,53 @@ function reencode(decoded: DecodedSeed, seed: Seed): string | undefined {
   }
 }
 
+/**
+ * Files no source could serve, of a seed with torrent data (a `.torrent`, or an `.oss` whose SHA-1 pieces
+ * make one): handed to the configured BitTorrent tool as one `offline_download` task, landing each file at its
+ * target, checked against the seed's whole-file digests (the tool checks the pieces).
+ */
+async function handTorrent(
+  deps: Pick<SeedsDeps, 'torrents'>,
+  user: User,
+  input: SeedInput,
+  jobs: { i: number; f: SeedFile; target: string }[],
+  results: FileResult[],
+  outcome: Map<number, boolean>,
+  o: { origin: string; overwrite: boolean },
+): Promise<void> {
+  const open = jobs.map((j, k) => ({ ...j, k })).filter(({ k }) => results[k]!.method === 'unavailable' && !results[k]!.error?.startsWith('file exists'));
+  if (open.length === 0 || !deps.torrents || !can(user, Perm.OFFLINE_DOWNLOAD)) return;
+  const tool = await deps.torrents.tool();
+  const why = (reason: string) => open.forEach(({ k }) => (results[k]!.error += `; BitTorrent: ${reason}`));
+  if (!tool) return why('no BitTorrent tool is configured');
+  let torrent: Buffer;
+  let decoded: { info_hash: string; info_name: string; single_file: boolean };
+  try {
+    if (input.decoded.format === 'torrent') torrent = input.bytes;
+    else {
+      const seed = input.decoded.seed;
+      const only = seed.files.length === 1 ? seed.files[0]! : undefined;
+      torrent = encodeSeed(seed, 'torrent', { pieces: input.decoded.torrent_pieces, layout: only && !only.path.includes('/') ? 'auto' : 'multi' });
+    }
+    decoded = decodeTorrent(torrent);
+  } catch (e) {
+    return why(`the seed has no torrent data (${message(e)})`);
+  }
+  const task = await deps.torrents.queue(user, {
+    origin: o.origin,
+    torrent,
+    infoHash: decoded.info_hash,
+    overwrite: o.overwrite,
+    files: open.map(({ f, target }) => ({ rel: decoded.single_file ? decoded.info_name : `${decoded.info_name}/${f.path}`, to: target, size: f.size, expected: seedWholeHashes(f) })),
+  });
+  for (const { i, k } of open) {
+    results[k] = { ...results[k]!, method: 'offline_download', task, error: undefined };
+    outcome.set(i, true);
+  }
+}
+
 /** The whole operation for one request. */
-export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'mounts' | 'settings' | 'tasks'>, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
+export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'mounts' | 'settings' | 'tasks' | 'torrents'>, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
   const input = await readSeedInput(deps, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
   if (!body.path?.trim()) throw badRequest('path: the destination folder is required', { field: 'path' });
   requirePerm(user, Perm.WRITE);
@@ -201,6 +246,7 @@ export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'lin
     outcome.set(i, r.method !== 'unavailable' && r.error === undefined);
     results.push(r);
   }
+  if (mode !== 'rapid_upload' && !transit) await handTorrent(deps, user, input, jobs, results, outcome, { origin, overwrite: plan.overwrite });
   if (!body.update_channel) return { results };
   const { storage } = await deps.fs.locate(dest);
   const seed = applyChannelUpdate(input.decoded.seed, { driver: storage.record.driver, mount_path: storage.record.mountPath }, outcome);

@@ -108,7 +108,9 @@ export async function landVerified(deps: Pick<SeedsDeps, 'fs'>, o: LandOptions):
         const got = (await hasher.finish()).files[0]!;
         const why = compareComputed(o.file, got);
         if (why) throw mismatch(o.shown, why);
-        return await pending.commit({ hashes: { md5: got.md5, sha1: got.sha1, sha256: got.sha256 } });
+        const landed = await pending.commit({ hashes: { md5: got.md5, sha1: got.sha1, sha256: got.sha256 } });
+        await deps.fs.notify({ kind: 'written', full: o.full });
+        return landed;
       } catch (e) {
         hasher.abort(e);
         o.body.destroy();

@@ -210,6 +210,10 @@ export class LocalDriver implements StorageDriver {
     return this.root;
   }
 
+  localFile(path: string): string {
+    return this.abs(path);
+  }
+
   abs(path: string): string {
     const segs = checkPath(path);
     // refused before any disk change (a mkdir -p would otherwise create the parents first)
@@ -261,6 +265,21 @@ export class LocalDriver implements StorageDriver {
     const st = await this.statAbs(this.abs(path), path);
     const hashes = st.isFile() ? await this.index.get(path, st.size, mtimeKey(st)) : undefined;
     return this.toEntry(path, st, hashes);
+  }
+
+  async setModified(path: string, mtime: Date): Promise<Entry> {
+    const abs = this.abs(path);
+    const st = await this.statAbs(abs, path);
+    if (!st.isFile()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+    const known = await this.index.get(path, st.size, mtimeKey(st));
+    try {
+      await fsp.utimes(abs, st.atime, mtime);
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+    const now = await this.statAbs(abs, path);
+    if (known && now.size === st.size) await this.index.put(path, now.size, mtimeKey(now), known);
+    return this.toEntry(path, now, known);
   }
 
   async hashes(path: string): Promise<Hashes> {

@@ -154,6 +154,13 @@ export interface StorageDriver {
    * Resolves false when it cannot; the caller then streams.
    */
   copyFrom?(source: StorageDriver, srcPath: string, dstPath: string, opts: { size: number }): Promise<boolean>;
+  /** The host file behind an in-storage path, for tools that need a seekable file (ffmpeg); absent when there is none. */
+  localFile?(path: string): string;
+  /**
+   * Sets a file's modification time (WebDAV PROPPATCH, as rclone and Windows do after an upload); the
+   * digests known for the content stay known. Absent: the driver cannot change times after a write.
+   */
+  setModified?(path: string, mtime: Date): Promise<Entry>;
   /** A time-limited direct GET URL (only when `capabilities.presign`). */
   presign?(path: string, opts?: PresignOptions): Promise<string>;
   usage?(): Promise<StorageUsage>;

@@ -1,4 +1,4 @@
-/** Account: profile, password, two-factor authentication, SSH keys. */
+/** Account: profile, password, two-factor authentication, SSH keys, WebDAV and app passwords. */
 import { useState } from 'react';
 import { api } from '../../api.js';
 import { TextField } from '../../components/Field.js';
@@ -9,6 +9,7 @@ import { ROLE_NAMES } from '../../lib/permissions.js';
 import { useSession } from '../../session.js';
 import { SshKeysSection } from './SshKeysSection.js';
 import { TwoFactorSection } from './TwoFactorSection.js';
+import { WebdavSection } from './WebdavSection.js';
 
 export function AccountPage() {
   const { me } = useSession();
@@ -19,6 +20,7 @@ export function AccountPage() {
       <PasswordSection />
       <TwoFactorSection />
       {me!.role !== 1 && <SshKeysSection />}
+      {me!.role !== 1 && <WebdavSection />}
     </section>
   );
 }

@@ -8,17 +8,21 @@ import { useToast } from '../../components/Toast.js';
 import { CopyButton, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { useSession } from '../../session.js';
 import type { Setting } from '../../types.js';
+import { IndexPanel } from './IndexPanel.js';
 
 const GROUPS: Record<string, { title: string; intro: string }> = {
   site: { title: 'Site', intro: 'Name and API compatibility.' },
   security: { title: 'Security', intro: 'Sign-in tokens and download links.' },
   sftp: { title: 'SFTP', intro: 'Access over SFTP.' },
+  index: { title: 'Search', intro: 'The name index behind search (build/update/clear above).' },
   seed: { title: 'Transfer seeds', intro: 'Defaults for .oss / .torrent / .cas sidecars, the seed wizard and sources.' },
+  display: { title: 'OpenList web UI', intro: 'What the official OpenList web UI reads to show itself; Ferry\'s own UI ignores these.' },
+  offline: { title: 'Offline downloads', intro: 'aria2, Transmission and qBittorrent (set and checked with set_aria2 / set_transmission / set_qbit), seeding times, plain http(s) through tools.' },
 };
 
 function problem(s: Setting, v: string): string | null {
   if (s.type === 'number' && (v.trim() === '' || !Number.isFinite(Number(v)))) return 'Enter a number.';
-  if (s.type === 'json') {
+  if (s.kind === 'json') {
     try {
       JSON.parse(v);
     } catch {
@@ -45,7 +49,7 @@ export function SettingsPage() {
   const problems = useMemo(() => Object.fromEntries(changed.map((s) => [s.key, problem(s, draft[s.key] ?? '')]).filter(([, p]) => p)), [changed, draft]);
   const groups = useMemo(() => {
     const m = new Map<string, Setting[]>();
-    for (const s of settings ?? []) m.set(s.group, [...(m.get(s.group) ?? []), s]);
+    for (const s of settings ?? []) m.set(s.section, [...(m.get(s.section) ?? []), s]);
     return [...m.entries()].sort(([a], [b]) => Object.keys(GROUPS).indexOf(a) - Object.keys(GROUPS).indexOf(b));
   }, [settings]);
 
@@ -84,9 +88,9 @@ export function SettingsPage() {
         </div>
       );
     if (s.type === 'bool') return <CheckboxField key={s.key} label={label} hint={s.help} checked={v === 'true'} onChange={(on) => set(String(on))} />;
-    if (s.type === 'select') return <SelectField key={s.key} label={label} hint={s.help} value={v} onChange={set} options={s.options} />;
-    if (s.type === 'text' || s.type === 'json')
-      return <TextArea key={s.key} label={label} hint={s.help} error={err} value={v} onChange={set} rows={s.type === 'json' ? 4 : 3} spellCheck={false} />;
+    if (s.type === 'select') return <SelectField key={s.key} label={label} hint={s.help} value={v} onChange={set} options={s.options.split(',').filter(Boolean)} />;
+    if (s.kind === 'text' || s.kind === 'json')
+      return <TextArea key={s.key} label={label} hint={s.help} error={err} value={v} onChange={set} rows={s.kind === 'json' ? 4 : 3} spellCheck={false} />;
     return <TextField key={s.key} label={label} hint={s.help} error={err} value={v} onChange={set} inputMode={s.type === 'number' ? 'decimal' : undefined} />;
   };
 
@@ -102,6 +106,7 @@ export function SettingsPage() {
         }
       />
       <InlineError error={error ?? loadError} />
+      <IndexPanel />
       {settings === null
         ? !loadError && <Spinner />
         : groups.map(([group, list]) => (

@@ -94,15 +94,9 @@ export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, dow
           <td>
             <div className="file-name">
               <Icon obj={o} />
-              {o.is_dir || isSeedFile(o.name) ? (
-                <button type="button" className="link-btn" onClick={() => onOpen(o)}>
-                  {o.name}
-                </button>
-              ) : (
-                <a href={downloadUrl(o)} target="_blank" rel="noopener noreferrer">
-                  {o.name}
-                </a>
-              )}
+              <button type="button" className="link-btn" onClick={() => onOpen(o)}>
+                {o.name}
+              </button>
             </div>
           </td>
           <td className="num">{o.is_dir ? '—' : formatBytes(o.size)}</td>

@@ -2,26 +2,29 @@
  * The file browser: breadcrumb, sortable listing with selection, folder/file actions,
  * uploads (buttons, folder picker, drag and drop) with sidecar options and per-file progress.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { useToastAction } from '../../components/hooks.js';
 import { useToast } from '../../components/Toast.js';
 import { EmptyState, InlineError, PageHeader, Spinner } from '../../components/ui.js';
-import { encodePath, isSeedFile, joinPath, nameProblem, parentPath } from '../../lib/format.js';
+import { downloadHref, isSeedFile, joinPath, nameProblem, parentPath } from '../../lib/format.js';
 import { can, Perm } from '../../lib/permissions.js';
 import { href, Link, navigate } from '../../router.js';
-import { filesHref } from '../../routes.js';
+import { filesHref, viewHref } from '../../routes.js';
 import { useSession } from '../../session.js';
 import type { FsList, Obj, SeedFormat } from '../../types.js';
 import { Breadcrumb } from './Breadcrumb.js';
+import { FileGrid } from './FileGrid.js';
 import { FileTable, sortObjs, type Sort } from './FileTable.js';
+import { SearchBox } from './SearchBox.js';
 import { parseMatrix } from './SeedOptions.js';
 import { ShareDialog } from './ShareDialog.js';
 import { TransferDialog } from './TransferDialog.js';
 import { UploadList, UploadOptionsPanel, type UploadOptions } from './UploadPanel.js';
 import { fromDataTransfer, fromFileList, type PickedFile } from './uploads.js';
 import { useUploads } from './useUploads.js';
+import '../view/viewer.css';
 
 function defaultFormats(settings: Record<string, string>): SeedFormat[] {
   try {
@@ -33,6 +36,19 @@ function defaultFormats(settings: Record<string, string>): SeedFormat[] {
   }
   const d = settings.seed_default_format;
   return d === 'torrent' || d === 'cas' ? [d] : ['oss'];
+}
+
+/** Markdown (marked + DOMPurify) loads only when a folder has a README. */
+const MarkdownView = lazy(() => import('../view/MarkdownView.js'));
+
+type FilesView = 'list' | 'grid';
+const VIEW_KEY = 'ferry.filesView';
+function savedView(): FilesView {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'grid' ? 'grid' : 'list';
+  } catch {
+    return 'list';
+  }
 }
 
 type DialogState = { kind: 'share'; names: string[] } | { kind: 'move' | 'copy'; names: string[] } | null;
@@ -50,6 +66,15 @@ export function FilesPage({ path }: { path: string }) {
   const [dialog, setDialog] = useState<DialogState>(null);
   const [showOptions, setShowOptions] = useState(false);
   const [dragging, setDragging] = useState(false);
+  const [view, setView] = useState<FilesView>(savedView);
+  const chooseView = (v: FilesView) => {
+    setView(v);
+    try {
+      localStorage.setItem(VIEW_KEY, v);
+    } catch {
+      // private mode: the choice lasts for this page only
+    }
+  };
   const dragDepth = useRef(0);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -101,19 +126,18 @@ export function FilesPage({ path }: { path: string }) {
   });
 
   const items = useMemo(() => sortObjs(list?.content ?? [], sort), [list, sort]);
+  const readme = items.find((o) => !o.is_dir && o.name.toLowerCase() === 'readme.md');
   const selectedNames = items.filter((o) => selected.has(o.name)).map((o) => o.name);
   const single = selectedNames.length === 1 ? items.find((o) => o.name === selectedNames[0]) : undefined;
   const canWrite = list?.write ?? can(me, Perm.WRITE);
 
   const fullPath = (name: string) => joinPath(path, name);
-  const downloadUrl = (o: Obj) => {
-    const virtual = joinPath(me.base_path, path, o.name);
-    return `/d${encodePath(virtual)}${o.sign ? `?sign=${encodeURIComponent(o.sign)}` : ''}`;
-  };
+  const downloadUrl = (o: Obj) => downloadHref(me.base_path, path, o);
 
   const open = (o: Obj) => {
     if (o.is_dir) navigate(filesHref(fullPath(o.name)));
     else if (isSeedFile(o.name)) navigate(href('/preview', { path: fullPath(o.name) }));
+    else navigate(viewHref(fullPath(o.name)));
   };
 
   const startUploads = (files: PickedFile[]) => {
@@ -257,7 +281,18 @@ export function FilesPage({ path }: { path: string }) {
       )}
       <UploadList items={uploads.items} onCancel={uploads.cancel} onClear={uploads.clear} />
 
-      <Breadcrumb path={path} />
+      <div className="files-bar">
+        <Breadcrumb path={path} />
+        <div className="view-toggle" role="group" aria-label="View">
+          <button type="button" className="btn btn-small btn-ghost" aria-pressed={view === 'list'} onClick={() => chooseView('list')}>
+            List
+          </button>
+          <button type="button" className="btn btn-small btn-ghost" aria-pressed={view === 'grid'} onClick={() => chooseView('grid')}>
+            Grid
+          </button>
+        </div>
+      </div>
+      {(session.settings.search_index ?? 'none') !== 'none' && <SearchBox path={path} />}
 
       {selectedNames.length > 0 && (
         <div className="selection-bar" role="toolbar" aria-label="Selection">
@@ -313,7 +348,18 @@ export function FilesPage({ path }: { path: string }) {
           <EmptyState title="This folder is empty">{canWrite ? 'Drop files or folders here, or use Upload files.' : 'Nothing to see here yet.'}</EmptyState>
         </div>
       ) : (
-        <FileTable items={items} sort={sort} onSort={setSort} selected={selected} onSelect={setSelected} onOpen={open} downloadUrl={downloadUrl} />
+        view === 'grid' ? (
+          <FileGrid items={items} selected={selected} onSelect={setSelected} onOpen={open} downloadUrl={downloadUrl} />
+        ) : (
+          <FileTable items={items} sort={sort} onSort={setSort} selected={selected} onSelect={setSelected} onOpen={open} downloadUrl={downloadUrl} />
+        )
+      )}
+      {readme && (
+        <section className="readme" aria-label="README">
+          <Suspense fallback={<Spinner />}>
+            <MarkdownView key={readme.name + readme.modified} url={downloadUrl(readme)} size={readme.size} />
+          </Suspense>
+        </section>
       )}
 
       {dialog?.kind === 'share' && <ShareDialog paths={dialog.names.map(fullPath)} onClose={() => setDialog(null)} />}
