@@ -31,6 +31,8 @@ export function requireWithinBase(user: User, fullPath: string): void {
 export type Viewer = User | null;
 
 export const WRONG_FOLDER_PASSWORD = 'password is incorrect or you have no permission';
+/** The refusal of a change to a name hidden from the user (it does not say whether the object exists). */
+export const HIDDEN_DENIED = 'permission denied';
 export const FOLDER_PASSWORD_LOCKED = 'too many wrong folder passwords, try again later';
 
 /** Whether a rule set on `meta.path` applies to folder `dir` (the folder itself, or below it with `sub`). */
@@ -118,15 +120,32 @@ export class FolderAccess {
     return (await this.passwordGuard(null, dir)) !== null;
   }
 
-  /** Whether the user may create content (mkdir, upload) in folder `dir`: bit 3, or a meta write bypass. */
-  async canWriteIn(user: User, dir: string): Promise<boolean> {
-    if (can(user, Perm.WRITE)) return true;
+  /** Whether a meta lets users without the write bit create content (mkdir, upload) in folder `dir`. */
+  async metaGrantsWrite(dir: string): Promise<boolean> {
     const meta = await this.rules.nearest(dir);
     return meta !== null && meta.write && applies(meta, dir, meta.wSub);
   }
 
+  /** Whether the user may create content (mkdir, upload) in folder `dir`: bit 3, or a meta write bypass. */
+  async canWriteIn(user: User, dir: string): Promise<boolean> {
+    return can(user, Perm.WRITE) || this.metaGrantsWrite(dir);
+  }
+
   async requireWriteIn(user: User, dir: string): Promise<void> {
     if (!(await this.canWriteIn(user, dir))) throw forbidden('permission denied');
+  }
+
+  /**
+   * The one check before any change, by every protocol and task: the permission `bit` (null: checked elsewhere,
+   * e.g. by `requireWriteIn` or SFTP's bit 11), then every path in `paths` — a source, a target, an object
+   * removed, replaced or created — must be visible to the user: neither it nor a folder above it (below the
+   * user's base path) hidden by a meta. 403 otherwise, whether or not the object exists, so a hidden name is
+   * neither changed nor revealed. Users with bit 0 and admins pass.
+   */
+  async requireChange(user: User, bit: number | null, paths: readonly string[]): Promise<void> {
+    if (bit !== null) requirePerm(user, bit);
+    if (can(user, Perm.SEE_HIDDEN)) return;
+    for (const p of paths) if (!(await this.isVisible(user, p, user.basePath))) throw forbidden(HIDDEN_DENIED);
   }
 
   /** Markdown shown above (`header`) and below (`readme`) the listing of folder `dir`. */

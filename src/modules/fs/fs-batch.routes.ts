@@ -2,7 +2,8 @@
  * OpenList's batch file routes: `batch_rename`, `regex_rename`, `recursive_move`, `remove_empty_directory` and
  * `other`. Everything goes through FsService (sidecars follow, observers are told) with the permission of the
  * single operation: rename (bit 4), move (bit 5), remove (bit 7). Names hidden from the user (metas) are not
- * touched: the user works on what they can see.
+ * touched: the user works on what they can see; naming a hidden source or target is refused (403) before anything
+ * changes (FolderAccess.requireChange, the check every write path makes).
  */
 import { Type } from 'typebox';
 import type { HttpApp } from '../../http/types.js';
@@ -13,12 +14,12 @@ import { joinPath, parentOf } from '../../lib/paths.js';
 import { compileSafeRegex } from '../../lib/safe-regex.js';
 import { currentUser } from '../auth/principal.js';
 import { Perm, type User } from '../users/user.model.js';
-import { requirePerm, userPath, type FolderAccess } from './access.js';
+import { userPath, type FolderAccess } from './access.js';
 import type { FsService } from './fs.service.js';
 
 export interface FsBatchRouteDeps {
   fs: FsService;
-  folderAccess: Pick<FolderAccess, 'visibleIn' | 'requireAccess'>;
+  folderAccess: Pick<FolderAccess, 'visibleIn' | 'requireAccess' | 'requireChange'>;
 }
 
 /** Most entries one request may rename or move (a bound on the work one request causes). */
@@ -51,18 +52,16 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
     schema: { tags: ['fs'], summary: 'Rename several entries of one folder, in order (the first failure stops the batch)', body: BatchRenameBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.RENAME);
     const dir = userPath(user, req.body.src_dir);
     const pairs = req.body.rename_objects.filter((o) => o.src_name !== '' && o.new_name !== '');
     for (const o of pairs) {
       assertSafeName(o.src_name);
       assertSafeName(o.new_name);
     }
-    const visible = await access.visibleIn(user, dir);
+    await access.requireChange(user, Perm.RENAME, [dir, ...pairs.flatMap((o) => [joinPath(dir, o.src_name), joinPath(dir, o.new_name)])]);
     // sidecars that already followed their file (seed_follow) are not renamed a second time
     const followed = new Set<string>();
     for (const o of pairs) {
-      if (!visible(o.src_name)) throw forbidden('permission denied');
       const from = joinPath(dir, o.src_name);
       if (followed.has(from)) continue;
       for (const f of await fs.rename(from, o.new_name, false)) followed.add(f);
@@ -80,8 +79,8 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
     },
   }, async (req) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.RENAME);
     const dir = userPath(user, req.body.src_dir);
+    await access.requireChange(user, Perm.RENAME, [dir]);
     const re = compileSafeRegex(req.body.src_name_regex, 'src_name_regex');
     const plan: [string, string][] = [];
     for (const e of await visibleEntries(user, dir)) {
@@ -90,6 +89,8 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
       if (to === e.name) continue;
       plan.push([e.name, assertSafeName(to)]);
     }
+    // a new name the user could not see (it would vanish, or replace a hidden entry) refuses the whole plan
+    await access.requireChange(user, null, plan.map(([, to]) => joinPath(dir, to)));
     const followed = new Set<string>();
     for (const [from, to] of plan) {
       const full = joinPath(dir, from);
@@ -109,13 +110,14 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
     },
   }, async (req, reply) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.MOVE);
     const src = userPath(user, req.body.src_dir);
     const dst = userPath(user, req.body.dst_dir);
+    await access.requireChange(user, Perm.MOVE, [src, dst]);
     const policy = req.body.conflict_policy ?? 'cancel';
     if (!(await fs.stat(src)).isDir) throw badRequest('src_dir is not a folder');
     if (!(await fs.stat(dst)).isDir) throw badRequest('dst_dir is not a folder');
     const taken = new Set((await fs.list(dst)).map((e) => e.name));
+    const visibleInDst = await access.visibleIn(user, dst);
     // breadth first, as OpenList; files already directly in dst_dir stay
     const files: string[] = [];
     for (let queue = [src]; queue.length > 0; ) {
@@ -131,6 +133,11 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
     const moves: string[] = [];
     for (const f of files) {
       const name = f.slice(f.lastIndexOf('/') + 1);
+      // a name hidden in dst_dir is never written there (skip leaves the file; otherwise 403, nothing moved)
+      if (!visibleInDst(name)) {
+        if (policy === 'skip') continue;
+        throw forbidden('permission denied');
+      }
       if (taken.has(name)) {
         if (policy === 'cancel') throw forbidden(`file [${name}] exists`);
         if (policy === 'skip') continue;
@@ -151,15 +158,19 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
     schema: { tags: ['fs'], summary: 'Remove every empty folder below src_dir (src_dir itself stays)', body: SrcDirBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.REMOVE);
     const root = userPath(user, req.body.src_dir);
+    await access.requireChange(user, Perm.REMOVE, [root]);
     if (!(await fs.stat(root)).isDir) throw badRequest('src_dir is not a folder');
-    /** Removes the empty folders below `dir`; true when `dir` is empty afterwards. Hidden entries count as content. */
+    /**
+     * Removes the empty folders below `dir`; true when `dir` is empty afterwards. Hidden entries count as content
+     * and a hidden folder is never entered nor removed.
+     */
     const sweep = async (dir: string): Promise<boolean> => {
       let left = 0;
+      const visible = await access.visibleIn(user, dir);
       for (const e of await fs.list(dir)) {
         const full = joinPath(dir, e.name);
-        if (e.isDir && (await sweep(full))) await fs.remove(full);
+        if (e.isDir && visible(e.name) && (await sweep(full))) await fs.remove(full);
         else left++;
       }
       return left === 0;

@@ -107,6 +107,7 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
     await access.requireWriteIn(user, parentOf(full));
+    await access.requireChange(user, null, [full]);
     await fs.mkdir(full);
     return ok();
   });
@@ -116,8 +117,10 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     schema: { tags: ['fs'], body: RenameBody, response: { 200: OkNull } },
   }, async (req) => {
     const user = currentUser(req);
-    requirePerm(user, Perm.RENAME);
-    await fs.rename(userPath(user, req.body.path), assertSafeName(req.body.name), req.body.overwrite ?? false);
+    const full = userPath(user, req.body.path);
+    const name = assertSafeName(req.body.name);
+    await access.requireChange(user, Perm.RENAME, [full, joinPath(parentOf(full), name)]);
+    await fs.rename(full, name, req.body.overwrite ?? false);
     return ok();
   });
 
@@ -127,17 +130,21 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
       schema: { tags: ['fs'], summary: `${kind} entries of src_dir into dst_dir (across storages: streamed, as a task when large)`, body: TransferBody, response: { 200: OkOf(TransferResultSchema) } },
     }, async (req) => {
       const user = currentUser(req);
-      requirePerm(user, kind === 'move' ? Perm.MOVE : Perm.COPY);
+      const bit = kind === 'move' ? Perm.MOVE : Perm.COPY;
+      requirePerm(user, bit);
       const { names, overwrite = false, skip_existing = false } = req.body;
       if (names.length === 0 || names.some((n) => n === '')) throw badRequest('Empty file names');
       const srcDir = userPath(user, req.body.src_dir);
       const dstDir = userPath(user, req.body.dst_dir);
+      const safe = names.map(assertSafeName);
+      // every source and target first: a hidden one refuses the whole request before anything moves
+      await access.requireChange(user, bit, safe.flatMap((n) => [joinPath(srcDir, n), joinPath(dstDir, n)]));
       const dst = await fs.stat(dstDir);
       if (!dst.isDir) throw badRequest('dst_dir is not a folder');
       const tasks = [];
       // Sidecars that already followed their file (seed_follow) are not handled a second time.
       const followed = new Set<string>();
-      for (const name of names.map(assertSafeName)) {
+      for (const name of safe) {
         const src = joinPath(srcDir, name);
         const target = joinPath(dstDir, name);
         if (followed.has(src)) continue;
@@ -175,6 +182,7 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     if (req.body.names.length === 0 || req.body.names.some((n) => n === '')) throw badRequest('Empty file names');
     const dir = userPath(user, req.body.dir);
     const targets = req.body.names.map((n) => joinPath(dir, assertSafeName(n)));
+    await access.requireChange(user, Perm.REMOVE, targets);
     for (const t of targets) await fs.stat(t);
     const followed = new Set<string>();
     for (const t of targets) if (!followed.has(t)) for (const f of await fs.remove(t)) followed.add(f);

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { AppError } from '../../lib/errors.js';
 import { defineTask, taskKind, type TaskDefinition } from '../tasks/task-definition.js';
 import { Perm, type User } from '../users/user.model.js';
-import { requirePerm, requireWithinBase } from './access.js';
+import { parentOf } from '../../lib/paths.js';
+import { requireWithinBase, type FolderAccess } from './access.js';
 import type { FsService } from './fs.service.js';
 import { UPLOAD_TASK, type UploadService } from './upload.service.js';
 
@@ -14,7 +15,12 @@ const TransferPayload = Type.Object({ src: Type.String(), dst: Type.String(), ov
 export const COPY_TASK = taskKind('copy', TransferPayload);
 export const MOVE_TASK = taskKind('move', TransferPayload);
 
-export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<UploadService, 'store'> }): TaskDefinition[] {
+/**
+ * The creator's rights are re-checked when a task is claimed or retried through the same FolderAccess calls the
+ * HTTP routes make: the permission bit and hidden names for copies and moves, the write right in the target
+ * folder (bit 3 or a meta's write grant) for uploads.
+ */
+export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<UploadService, 'store'>; folderAccess: Pick<FolderAccess, 'requireChange' | 'requireWriteIn'> }): TaskDefinition[] {
   const transfer = (kind: 'copy' | 'move') =>
     defineTask(
       kind === 'copy' ? COPY_TASK : MOVE_TASK,
@@ -23,10 +29,10 @@ export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<U
         await deps.fs.transfer(kind, payload.src, payload.dst, { overwrite: payload.overwrite, signal: run.signal, progress: (n) => run.progress((done += n)) });
       },
       {
-        authorize: ({ src, dst }, user) => {
-          requirePerm(user, kind === 'move' ? Perm.MOVE : Perm.COPY);
+        authorize: async ({ src, dst }, user) => {
           requireWithinBase(user, src);
           requireWithinBase(user, dst);
+          await deps.folderAccess.requireChange(user, kind === 'move' ? Perm.MOVE : Perm.COPY, [src, dst]);
         },
       },
     );
@@ -42,7 +48,13 @@ export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<U
         if (!run.willResume()) await rm(tmp, { force: true });
       }
     },
-    { authorize: ({ spec }, user: User) => (requirePerm(user, Perm.WRITE), requireWithinBase(user, spec.full)) },
+    {
+      authorize: async ({ spec }, user: User) => {
+        requireWithinBase(user, spec.full);
+        await deps.folderAccess.requireWriteIn(user, parentOf(spec.full));
+        await deps.folderAccess.requireChange(user, null, [spec.full]);
+      },
+    },
   );
   return [upload, transfer('copy'), transfer('move')] as TaskDefinition[];
 }

@@ -10,22 +10,21 @@ import { parseUploadHeaders, type UploadService, type UploadSpec } from './uploa
 export interface UploadRouteDeps {
   uploads: UploadService;
   /** Folder rules: whether the user may write in the target folder (bit 3, or a meta write bypass). */
-  folderAccess: Pick<FolderAccess, 'requireWriteIn'>;
+  folderAccess: Pick<FolderAccess, 'requireWriteIn' | 'requireChange'>;
 }
 
-/** The upload's headers, and the right to write in its folder: bit 3 or a meta bypass (as-task uploads need bit 3). */
+/** The upload's headers, the right to write in its folder (bit 3 or a meta's write grant), and a name not hidden from the user. */
 async function uploadSpec(req: FastifyRequest, access: UploadRouteDeps['folderAccess'], sizeFromContentLength: boolean): Promise<UploadSpec> {
   const user = currentUser(req);
   const spec = parseUploadHeaders(req, user, { sizeFromContentLength, writeChecked: true });
-  if (spec.asTask) requirePerm(user, Perm.WRITE);
-  else await access.requireWriteIn(user, parentOf(spec.full));
+  await access.requireWriteIn(user, parentOf(spec.full));
+  await access.requireChange(user, null, [spec.full]);
   return spec;
 }
 import { currentUser } from '../auth/principal.js';
 import type { FastifyRequest } from 'fastify';
 import { parentOf } from '../../lib/paths.js';
-import { Perm } from '../users/user.model.js';
-import { requirePerm, type FolderAccess } from './access.js';
+import type { FolderAccess } from './access.js';
 import { presentTask } from '../tasks/tasks.present.js';
 
 const UPLOAD_HEADERS_DOC =

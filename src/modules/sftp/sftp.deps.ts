@@ -12,8 +12,11 @@ import type { UsersRepo } from '../users/users.repo.js';
 export interface SftpDeps {
   /** The virtual tree every session works on. */
   fs: Pick<FsService, 'stat' | 'list' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer'>;
-  /** Folder rules (metas): names hidden from users without bit 0 are left out of listings. */
-  folderAccess?: Pick<FolderAccess, 'visibleIn'>;
+  /**
+   * Folder rules (metas): names hidden from users without bit 0 are left out of listings and can be neither opened
+   * nor changed; a meta's write grant lets users without bit 11 create folders and upload there (as over HTTP).
+   */
+  folderAccess?: Pick<FolderAccess, 'visibleIn' | 'isVisible' | 'requireChange' | 'metaGrantsWrite'>;
   /** Uploads go through the same pipeline as HTTP ones (companions, all or nothing). */
   uploads: Pick<UploadService, 'store'>;
   /** Password logins: the shared checks and lockout. */

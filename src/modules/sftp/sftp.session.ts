@@ -307,6 +307,22 @@ export class SftpSession {
     if (!this.writable) throw denied('permission denied: this user may not write over SFTP');
   }
 
+  /**
+   * Changing `paths` (created, replaced, removed, renamed from or to): bit 11 — or, to create (`create`: a folder
+   * or an upload), a meta's write grant on the parent folder, as over HTTP — and no path hidden from the user
+   * (FolderAccess.requireChange, the check every protocol makes).
+   */
+  private async requireChange(paths: string[], create?: string): Promise<void> {
+    const access = this.deps.folderAccess;
+    if (!this.writable && !(create !== undefined && access && (await access.metaGrantsWrite(parentOf(create))))) this.requireWrite();
+    if (access) await access.requireChange(this.user, null, paths);
+  }
+
+  /** Reading `full` (stat, open, list): refused when it or a folder above it is hidden from the user. */
+  private async requireVisible(full: string): Promise<void> {
+    if (this.deps.folderAccess && !(await this.deps.folderAccess.isVisible(this.user, full, this.base))) throw denied('permission denied');
+  }
+
   private handleId(h: Buffer): number {
     return h.length === 4 ? h.readUInt32BE(0) : 0;
   }
@@ -362,7 +378,9 @@ export class SftpSession {
   }
 
   private async onStat(reqid: number, p: string): Promise<void> {
-    const e = await this.statFull(this.full(p));
+    const full = this.full(p);
+    await this.requireVisible(full);
+    const e = await this.statFull(full);
     if (!this.ended) this.sftp.attrs(reqid, attrsOf(e, this.writable));
   }
 
@@ -377,7 +395,7 @@ export class SftpSession {
 
   private async onSetstat(reqid: number, p: string): Promise<void> {
     const full = this.full(p);
-    this.requireWrite();
+    await this.requireChange([full]);
     await this.statFull(full);
     // No driver can change times or modes after the fact: accepted and ignored, as
     // clients (`put -p`, rsync-like tools) treat a failure here as a failed transfer.
@@ -396,6 +414,7 @@ export class SftpSession {
   private async onOpen(reqid: number, p: string, flags: number, attrs: { mtime?: number } | undefined): Promise<void> {
     const full = this.full(p);
     if (flags & (OpenFlag.WRITE | OpenFlag.APPEND)) return this.openWrite(reqid, full, flags, attrs);
+    await this.requireVisible(full);
     const e = await this.statFull(full);
     if (e.isDir) throw failure('is a directory');
     const loc = await this.deps.fs.locate(full);
@@ -404,7 +423,7 @@ export class SftpSession {
   }
 
   private async openWrite(reqid: number, full: string, flags: number, attrs: { mtime?: number } | undefined): Promise<void> {
-    this.requireWrite();
+    await this.requireChange([full], full);
     if (flags & OpenFlag.READ) throw failure('opening a file for reading and writing at once is not supported');
     this.notTheRoot(full);
     if (full === '/') throw failure('is a directory');
@@ -513,6 +532,7 @@ export class SftpSession {
 
   private async onOpendir(reqid: number, p: string): Promise<void> {
     const full = this.full(p);
+    await this.requireVisible(full);
     const e = await this.statFull(full);
     if (!e.isDir) throw failure('not a directory');
     const visible = this.deps.folderAccess ? await this.deps.folderAccess.visibleIn(this.user, full) : () => true;
@@ -538,7 +558,7 @@ export class SftpSession {
 
   private async onMkdir(reqid: number, p: string): Promise<void> {
     const full = this.full(p);
-    this.requireWrite();
+    await this.requireChange([full], full);
     if (full !== '/') assertSafeName(baseName(full));
     if (await this.exists(full)) throw failure('file exists');
     await this.requireParentDir(full);
@@ -548,7 +568,7 @@ export class SftpSession {
 
   private async onRmdir(reqid: number, p: string): Promise<void> {
     const full = this.full(p);
-    this.requireWrite();
+    await this.requireChange([full]);
     this.notTheRoot(full);
     const e = await this.statFull(full);
     if (!e.isDir) throw failure('not a directory');
@@ -559,7 +579,7 @@ export class SftpSession {
 
   private async onRemove(reqid: number, p: string): Promise<void> {
     const full = this.full(p);
-    this.requireWrite();
+    await this.requireChange([full]);
     this.notTheRoot(full);
     const e = await this.statFull(full);
     if (e.isDir) throw failure('is a directory (use rmdir)');
@@ -570,7 +590,7 @@ export class SftpSession {
   private async onRename(reqid: number, from: string, to: string): Promise<void> {
     const src = this.full(from);
     const dst = this.full(to);
-    this.requireWrite();
+    await this.requireChange([src, dst]);
     this.notTheRoot(src);
     this.notTheRoot(dst);
     if (dst !== '/') assertSafeName(baseName(dst));

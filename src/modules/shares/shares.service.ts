@@ -147,8 +147,11 @@ export class SharesService {
       users: Pick<UsersRepo, 'byId' | 'byUsername'>;
       fs: Pick<FsService, 'stat'>;
       lockout: Pick<Lockout, 'reserve'>;
-      /** Folder rules: names hidden by metas are not served from inside a shared folder (visitors see no hidden names). */
-      folderAccess?: Pick<FolderAccess, 'isVisible'>;
+      /**
+       * Folder rules: names hidden by metas are not served from inside a shared folder (visitors see no hidden
+       * names), and a name hidden from the sharing user cannot be shared.
+       */
+      folderAccess?: Pick<FolderAccess, 'isVisible' | 'requireChange'>;
     },
     readonly repo: SharesRepo,
   ) {}
@@ -461,12 +464,15 @@ export class SharesService {
       if (f.trim() === '') throw badRequest(`files[${i}]: must not be empty`);
       return userPath(viewer, f);
     });
+    await this.deps.folderAccess?.requireChange(viewer, null, full);
     return this.checkFiles(owner, full, files);
   }
 
   /** Every path inside the owner's reach and existing; no duplicates; distinct names when several. */
   private async checkFiles(owner: User, full: string[], shown: string[]): Promise<string[]> {
     const out: string[] = [];
+    // a name hidden from the owner is never shared (refused before its existence is looked at)
+    await this.deps.folderAccess?.requireChange(owner, null, full);
     for (let i = 0; i < full.length; i++) {
       const f = full[i]!;
       this.assertOwnerMayShare(owner, f, shown[i]);

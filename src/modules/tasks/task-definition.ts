@@ -31,10 +31,11 @@ export interface TaskDefinition<S extends TSchema = TSchema> extends TaskKind<S>
   onFailed?(payload: Static<S>, error: Error): Promise<void>;
   /**
    * Whether the creator, as they are NOW (existing and enabled: checked by the task service), may still do what
-   * the payload says: permission bits, paths inside the base path. Throws (AppError) when not. Runs when the
+   * the payload says: permission bits, paths inside the base path, names not hidden from them. Throws (AppError,
+   * or rejects) when not. Runs when the
    * task is retried and each time it is claimed, so a task never acts with rights its creator has lost.
    */
-  authorize?(payload: Static<S>, creator: User): void;
+  authorize?(payload: Static<S>, creator: User): void | Promise<void>;
 }
 
 export interface TaskHooks<S extends TSchema> {

@@ -319,7 +319,7 @@ export class TasksService {
     const creator = await this.creators.byId(creatorId);
     if (!creator) throw forbidden('the user who created this task no longer exists');
     if (creator.disabled) throw forbidden('the user who created this task is disabled');
-    def.authorize?.(payload, creator);
+    await def.authorize?.(payload, creator);
   }
 
   private async onFailed(def: TaskDefinition, row: TaskRow, e: unknown): Promise<void> {
