@@ -165,4 +165,17 @@ forEachDialect('OpenList web UI: storages and users admin', (h) => {
     assert.equal(listed.find((s) => s.mount_path === '/ol-form')?.status, 'work');
     assert.equal((await h().post('/api/admin/user/del_cache?username=admin', undefined, { token })).status, 200);
   });
+
+  test("the tasks pages of OpenList's archive types (decompress, decompress_upload) list nothing; other verbs and unknown types stay 404", async () => {
+    const token = await h().adminToken();
+    for (const type of ['decompress', 'decompress_upload']) {
+      for (const which of ['undone', 'done']) {
+        const r = await h().get(`/api/task/${type}/${which}`, { token });
+        assert.equal(r.status, 200, `${type}/${which}: ${r.body.message}`);
+        assert.deepEqual(r.body.data, []);
+      }
+      assert.equal((await h().post(`/api/task/${type}/retry?tid=x`, undefined, { token })).status, 404);
+    }
+    assert.equal((await h().get('/api/task/nonsense/undone', { token })).status, 404);
+  });
 });

@@ -22,6 +22,9 @@ export interface TasksRouteDeps {
   users: Pick<UsersRepo, 'byId'>;
 }
 
+/** OpenList's task types Ferry never runs (it extracts no archives): their lists are empty, so its UI's pages render. */
+const IDLE_OPENLIST_TYPES = new Set(['decompress', 'decompress_upload']);
+
 const TypeParams = Type.Object({ type: Type.String({ description: `a task type: ${TASK_TYPES.join(', ')}` }) });
 const TidQuery = Type.Object({ tid: Type.String({ minLength: 1 }) });
 
@@ -57,8 +60,11 @@ export function tasksRoutes(app: HttpApp, { tasks, users }: TasksRouteDeps): voi
     const base = `${prefix}/:type`;
     const tags = ['tasks'];
     const hide = prefix === '/api/admin/task';
-    const list = (done: boolean) => async (req: FastifyRequest) =>
-      ok(await Promise.all((await tasks.list(typeOf(req), done, scope(currentUser(req)))).map(present)));
+    const list = (done: boolean) => async (req: FastifyRequest) => {
+      const { type } = req.params as { type: string };
+      if (IDLE_OPENLIST_TYPES.has(type) && !tasks.knows(type)) return ok([]);
+      return ok(await Promise.all((await tasks.list(typeOf(req), done, scope(currentUser(req)))).map(present)));
+    };
     app.get(`${base}/undone`, { ...auth, schema: { tags, hide, params: TypeParams, summary: 'Tasks in states 0, 1, 3, 5', response: { 200: OkOf(Type.Array(TaskInfoSchema)) } } }, list(false));
     app.get(`${base}/done`, { ...auth, schema: { tags, hide, params: TypeParams, summary: 'Tasks in states 2, 4, 7', response: { 200: OkOf(Type.Array(TaskInfoSchema)) } } }, list(true));
     app.route({
