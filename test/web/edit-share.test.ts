@@ -77,6 +77,10 @@ describe('web: routing, editing text, share pages', () => {
 
     await page.goto('/view/notes/todo.txt');
     await page.getByText('first line').waitFor();
+    await screenshot(page, 'viewer-text-desktop');
+    await page.setViewportSize(PHONE);
+    await screenshot(page, 'viewer-text-phone');
+    await page.setViewportSize(DESKTOP);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const area = page.getByLabel('Contents of todo.txt');
     await area.waitFor();

@@ -3,7 +3,7 @@
  * uploads (buttons, folder picker, drag and drop) with sidecar options and per-file progress.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { useToastAction } from '../../components/hooks.js';
@@ -26,6 +26,7 @@ import { TransferDialog } from './TransferDialog.js';
 import { UploadList, UploadOptionsPanel, type UploadOptions } from './UploadPanel.js';
 import { fromDataTransfer, fromFileList, type PickedFile } from './uploads.js';
 import { useUploads } from './useUploads.js';
+import { FolderReadme } from '../view/FolderReadme.js';
 import '../view/viewer.css';
 
 function defaultFormats(settings: Record<string, string>): SeedFormat[] {
@@ -40,8 +41,6 @@ function defaultFormats(settings: Record<string, string>): SeedFormat[] {
   return d === 'torrent' || d === 'cas' ? [d] : ['oss'];
 }
 
-/** Markdown (marked + DOMPurify) loads only when a folder has a README. */
-const MarkdownView = lazy(() => import('../view/MarkdownView.js'));
 
 type FilesView = 'list' | 'grid';
 const VIEW_KEY = 'ferry.filesView';
@@ -112,7 +111,6 @@ export function FilesPage({ path }: { path: string }) {
   });
 
   const items = useMemo(() => sortObjs(list?.content ?? [], sort), [list, sort]);
-  const readme = items.find((o) => !o.is_dir && o.name.toLowerCase() === 'readme.md');
   const selectedNames = items.filter((o) => selected.has(o.name)).map((o) => o.name);
   const single = selectedNames.length === 1 ? items.find((o) => o.name === selectedNames[0]) : undefined;
   const canWrite = list?.write ?? can(me, Perm.WRITE);
@@ -340,13 +338,7 @@ export function FilesPage({ path }: { path: string }) {
           <FileTable items={items} sort={sort} onSort={setSort} selected={selected} onSelect={setSelected} onOpen={open} downloadUrl={downloadUrl} />
         )
       )}
-      {readme && (
-        <section className="readme" aria-label="README">
-          <Suspense fallback={<Spinner />}>
-            <MarkdownView key={readme.name + readme.modified} url={downloadUrl(readme)} size={readme.size} />
-          </Suspense>
-        </section>
-      )}
+      <FolderReadme items={items} urlOf={downloadUrl} />
 
       {dialog?.kind === 'share' && <ShareDialog paths={dialog.names.map(fullPath)} onClose={() => setDialog(null)} />}
       {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (

@@ -5,7 +5,7 @@
  * A share with a password asks for it once; it is kept for this tab (sessionStorage).
  */
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { api, ApiError, errorMessage } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { EmptyState, InlineError, PageHeader, Spinner } from '../../components/ui.js';
@@ -16,9 +16,9 @@ import type { Obj } from '../../types.js';
 import { Breadcrumb } from '../files/Breadcrumb.js';
 import { FileTable, sortObjs, type Sort } from '../files/FileTable.js';
 import { FileViewer } from '../view/FileViewer.js';
+import { FolderReadme } from '../view/FolderReadme.js';
 import '../view/viewer.css';
 
-const MarkdownView = lazy(() => import('../view/MarkdownView.js'));
 
 interface ShareEntry {
   name: string;
@@ -116,7 +116,6 @@ function ShareFolder({ id, path, items, error, urlOf }: { id: string; path: stri
   const navigate = useNavigate();
   const [sort, setSort] = useState<Sort>({ key: 'name', dir: 1 });
   const sorted = useMemo(() => sortObjs(items ?? [], sort), [items, sort]);
-  const readme = sorted.find((o) => !o.is_dir && o.name.toLowerCase() === 'readme.md');
   const open = (o: Obj) => navigate(o.is_dir ? shareHref(id, joinPath(path, o.name)) : shareHref(id, joinPath(path, o.name), { view: '1' }));
   return (
     <section aria-label="Shared folder">
@@ -137,13 +136,7 @@ function ShareFolder({ id, path, items, error, urlOf }: { id: string; path: stri
       ) : (
         <FileTable items={sorted} sort={sort} onSort={setSort} onOpen={open} downloadUrl={urlOf} />
       )}
-      {readme && (
-        <section className="readme" aria-label="README">
-          <Suspense fallback={<Spinner />}>
-            <MarkdownView key={readme.name + readme.modified} url={urlOf(readme)} size={readme.size} />
-          </Suspense>
-        </section>
-      )}
+      <FolderReadme items={sorted} urlOf={urlOf} />
     </section>
   );
 }

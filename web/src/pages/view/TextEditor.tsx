@@ -6,7 +6,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { ApiError, authHeaders, errorMessage, unwrap } from '../../api.js';
+import { ApiError, authHeaders, errorMessage, send } from '../../api.js';
 import { useToast } from '../../components/Toast.js';
 import { InlineError, Spinner } from '../../components/ui.js';
 import { formatBytes, parentPath } from '../../lib/format.js';
@@ -35,24 +35,12 @@ async function openForEdit(url: string, signal: AbortSignal): Promise<Opened> {
   return { text, etag };
 }
 
-async function save(path: string, text: string, etag: string): Promise<void> {
-  let res: Response;
-  try {
-    res = await fetch('/api/fs/put', {
-      method: 'PUT',
-      headers: { ...authHeaders(), 'File-Path': encodeURIComponent(path), Overwrite: 'true', 'If-Match': etag, 'Content-Type': 'application/octet-stream' },
-      body: new Blob([text]),
-    });
-  } catch {
-    throw new ApiError(0, 'The server cannot be reached. Your changes are still here; try again.');
-  }
-  let body: unknown = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  unwrap(res.status, body);
+function save(path: string, text: string, etag: string): Promise<void> {
+  return send<void>('/api/fs/put', {
+    method: 'PUT',
+    headers: { ...authHeaders(), 'File-Path': encodeURIComponent(path), Overwrite: 'true', 'If-Match': etag, 'Content-Type': 'application/octet-stream' },
+    body: new Blob([text]),
+  });
 }
 
 export function TextEditor({ url, path, name, onDone }: { url: string; path: string; name: string; onDone: () => void }) {
