@@ -135,7 +135,7 @@ describe('web: routing, editing text, share pages', () => {
     await visitor.goto(`/s/${share.id}`);
     await visitor.getByRole('heading', { name: 'Welcome to the share' }).waitFor();
     assert.equal(await visitor.evaluate(() => (globalThis as any).__pwned), undefined, 'the README script did not run');
-    assert.equal(await visitor.evaluate(() => localStorage.getItem('ferry.token')), null, 'no session involved');
+    assert.equal(await visitor.evaluate(() => (globalThis as any).localStorage.getItem('ferry.token')), null, 'no session involved');
     await screenshot(visitor, 'share-folder-desktop');
     await visitor.getByRole('button', { name: 'pic.png', exact: true }).click();
     await visitor.waitForURL((u) => u.pathname === `/s/${share.id}/pic.png` && u.searchParams.get('view') === '1');
