@@ -1,47 +1,112 @@
-/** The shell: providers, top bar with navigation, and the page for the current URL. */
-import { useEffect, useState } from 'react';
+/**
+ * The shell: providers, the data router, the top bar with navigation, and the page for the URL.
+ * Server state lives in TanStack Query (`queryClient`); pages read it with `useQuery` and mutations
+ * invalidate what they change. Share pages (`/s/…`) are public: no session, no top bar.
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { createBrowserRouter, Outlet, RouterProvider, useMatches, type RouteObject } from 'react-router';
+import { ApiError } from './api.js';
 import { DialogProvider } from './components/Dialogs.js';
 import { ToastProvider } from './components/Toast.js';
 import { EmptyState, Spinner } from './components/ui.js';
 import { LoginPage } from './pages/LoginPage.js';
-import { Link, navigate, useLocation } from './router.js';
-import { HOME, matchRoute, routes } from './routes.js';
+import { Link, Navigate, useLocation } from './router.js';
+import { HOME, routes, type RouteDef } from './routes.js';
 import { SessionProvider, useSession } from './session.js';
 
-export function App() {
+const SharePage = lazy(() => import('./pages/share/SharePage.js'));
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 4xx is an answer (not found, forbidden): asking again changes nothing.
+      retry: (n, e) => !(e instanceof ApiError && e.code >= 400 && e.code < 500) && n < 2,
+      refetchOnWindowFocus: false,
+      staleTime: 5_000,
+    },
+  },
+});
+
+/** Toasts and dialogs sit inside the router, so what they show may hold links. */
+function Root() {
   return (
     <ToastProvider>
       <DialogProvider>
-        <SessionProvider>
-          <Shell />
-        </SessionProvider>
+        <Outlet />
       </DialogProvider>
     </ToastProvider>
   );
 }
 
+const router = createBrowserRouter([
+  {
+    element: <Root />,
+    children: [
+      {
+        path: '/s/:id/*',
+        element: (
+          <Suspense fallback={<Spinner />}>
+            <SharePage />
+          </Suspense>
+        ),
+      },
+      {
+        element: (
+          <SessionProvider>
+            <Shell />
+          </SessionProvider>
+        ),
+        children: [
+          { index: true, element: <Navigate to={HOME} replace /> },
+          { path: '/login', element: <Navigate to={HOME} replace /> },
+          ...routes.map((r): RouteObject => ({ path: r.path, element: r.admin ? <AdminOnly>{r.element}</AdminOnly> : r.element, handle: r })),
+          { path: '*', element: <NotFound /> },
+        ],
+      },
+    ],
+  },
+]);
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  );
+}
+
+function AdminOnly({ children }: { children: React.ReactNode }) {
+  if (!useSession().isAdmin) return <EmptyState title="Admins only">This page is for administrators.</EmptyState>;
+  return <>{children}</>;
+}
+
+function NotFound() {
+  return (
+    <EmptyState title="Page not found">
+      Nothing lives at {useLocation().pathname}. <Link to={HOME}>Go to your files</Link>.
+    </EmptyState>
+  );
+}
+
 function Shell() {
   const session = useSession();
-  const loc = useLocation();
+  const matches = useMatches();
+  const current = (matches[matches.length - 1]?.handle as RouteDef | undefined)?.path ?? '';
 
   useEffect(() => {
-    if (session.status === 'ready' && (loc.pathname === '/' || loc.pathname === '/login')) navigate(HOME, { replace: true });
-  }, [session.status, loc.pathname]);
+    // Who signs out or loses the session keeps nothing of the last user's server state.
+    if (session.status === 'anonymous') queryClient.clear();
+  }, [session.status]);
 
   if (session.status === 'loading') return <Spinner />;
   if (session.status === 'anonymous') return <LoginPage />;
 
-  const found = matchRoute(loc.pathname, loc.query);
-  let page;
-  if (!found) page = <EmptyState title="Page not found">Nothing lives at {loc.pathname}. <Link to={HOME}>Go to your files</Link>.</EmptyState>;
-  else if (found.route.admin && !session.isAdmin) page = <EmptyState title="Admins only">This page is for administrators.</EmptyState>;
-  else page = found.route.render(found.match);
-
   return (
     <div className="app">
-      <TopBar current={found?.route.path ?? ''} />
+      <TopBar current={current} />
       <main className="main" id="main">
-        {page}
+        <Outlet />
       </main>
     </div>
   );

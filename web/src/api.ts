@@ -76,9 +76,14 @@ export async function request<T>(method: 'GET' | 'POST', path: string, opts: Req
     : '';
   const headers: Record<string, string> = opts.auth === false ? {} : authHeaders();
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  return send<T>(path + qs, { method, headers, body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined, signal: opts.signal }, opts.auth !== false);
+}
+
+/** One fetch whose reply is an envelope: data, or an ApiError (status 0 when the server cannot be reached). */
+export async function send<T>(url: string, init: RequestInit, auth = true): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path + qs, { method, headers, body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined, signal: opts.signal });
+    res = await fetch(url, init);
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(0, 'The server cannot be reached. Check your connection and try again.');
@@ -89,7 +94,7 @@ export async function request<T>(method: 'GET' | 'POST', path: string, opts: Req
   } catch {
     body = null;
   }
-  return unwrap<T>(res.status, body, opts.auth !== false);
+  return unwrap<T>(res.status, body, auth);
 }
 
 export const api = {

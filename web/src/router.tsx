@@ -1,42 +1,12 @@
 /**
- * A tiny history router (the server answers every UI path with index.html).
- * `navigate(to)` pushes a URL, `useLocation()` re-renders on change, `<Link>` is a real anchor.
+ * Routing helpers over React Router 7 (library mode, a data router made in routes.tsx).
+ * Pages import from here, not from `react-router`, so the URL conventions live in one place:
+ * `href(path, query)` builds `/path?k=v`; `useSplatPath()` turns the `*` of `/files/*`, `/view/*`
+ * or `/s/:id/*` into a virtual path (`/a/b c`), each segment percent-decoded once.
  */
-import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { useLocation } from 'react-router';
 
-const CHANGE = 'ferry:navigate';
-
-function subscribe(cb: () => void): () => void {
-  window.addEventListener('popstate', cb);
-  window.addEventListener(CHANGE, cb);
-  return () => {
-    window.removeEventListener('popstate', cb);
-    window.removeEventListener(CHANGE, cb);
-  };
-}
-
-const snapshot = () => window.location.pathname + window.location.search;
-
-export function navigate(to: string, opts: { replace?: boolean } = {}): void {
-  if (to === snapshot()) return;
-  if (opts.replace) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
-  window.dispatchEvent(new Event(CHANGE));
-}
-
-export interface Location {
-  pathname: string;
-  search: string;
-  query: URLSearchParams;
-}
-
-export function useLocation(): Location {
-  const href = useSyncExternalStore(subscribe, snapshot);
-  const q = href.indexOf('?');
-  const pathname = q < 0 ? href : href.slice(0, q);
-  const search = q < 0 ? '' : href.slice(q);
-  return { pathname, search, query: new URLSearchParams(search) };
-}
+export { Link, Navigate, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 
 /** Builds `/path?k=v` from a path and query values (undefined values are left out). */
 export function href(path: string, query: Record<string, string | undefined> = {}): string {
@@ -46,12 +16,21 @@ export function href(path: string, query: Record<string, string | undefined> = {
   return s ? `${path}?${s}` : path;
 }
 
-export function Link({ to, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
-  const handle = (e: MouseEvent<HTMLAnchorElement>) => {
-    onClick?.(e);
-    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    navigate(to);
-  };
-  return <a href={to} onClick={handle} {...rest} />;
+/** `/` + the segments of a path, each percent-encoded (for links whose tail is a virtual path). */
+export function pathHref(prefix: string, path: string): string {
+  return prefix + '/' + path.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+}
+
+/**
+ * The virtual path after the first `skip` segments of the URL (1 for `/files/*`, 2 for `/s/:id/*`).
+ * Read from the raw pathname and decoded here, segment by segment: React Router's own `*` param
+ * turns a literal `%2F` inside a name into `/`, and names may hold anything but `/`.
+ */
+export function useSplatPath(skip: number): string {
+  const segs = useLocation().pathname.split('/').filter(Boolean).slice(skip);
+  try {
+    return '/' + segs.map(decodeURIComponent).join('/');
+  } catch {
+    return '/';
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * `/api/share/{list,get,create,update,delete,enable,disable}` (non-guest users; create and
  * update need bit 14, a custom id bit 15; others' shares are 404 unless admin) and the
- * anonymous download `GET|HEAD /sd/<id>[/<path>]` (`?pwd=`).
+ * anonymous download `GET|HEAD /sd/<id>[/<path>]` (`?pwd=`) and the visitors' listing `POST /api/share/public/list`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -22,7 +22,7 @@ export interface SharesRouteDeps {
 }
 import { baseName } from '../../lib/paths.js';
 import { currentUser } from '../auth/principal.js';
-import { CreateBody, IdQuery, ListQuery, ShareSchema, UpdateBody } from './shares.schemas.js';
+import { CreateBody, IdQuery, ListQuery, PublicListBody, PublicListSchema, ShareSchema, UpdateBody } from './shares.schemas.js';
 
 /**
  * Whether `serveFile` will answer 304 (conditional request) or 416 (unsatisfiable range)
@@ -96,6 +96,27 @@ export function sharesRoutes(app: HttpApp, { shares: svc, fs, links }: SharesRou
       return ok();
     });
   }
+
+  // ------------------------------------------------------------------ visitors' listing
+
+  app.post('/api/share/public/list', {
+    config: { auth: 'none' },
+    schema: {
+      tags,
+      summary: "A share's contents for its visitors (the UI's /s/<id> pages)",
+      description: 'Anonymous. `path` is addressed as after `/sd/<id>`; a folder lists its entries (names hidden by metas left out), a file lists itself (`is_dir` false). Does not count as an access. `pwd` as for `/sd/`.',
+      body: PublicListBody,
+      response: { 200: OkOf(PublicListSchema) },
+      security: [],
+    },
+  }, async (req) => {
+    const { files } = await svc.open(req.body.id, req.body.pwd, req.ip);
+    const { isDir, entries } = await svc.listing(files, req.body.path ?? '');
+    return ok({
+      is_dir: isDir,
+      content: entries.map((e) => ({ name: e.name, size: e.isDir ? 0 : e.size, is_dir: e.isDir, modified: e.modified.toISOString() })),
+    });
+  });
 
   // ------------------------------------------------------------------ /sd download
 

@@ -41,3 +41,15 @@ export const IdQuery = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
 export const ListQuery = Type.Object({ page: Type.Optional(Type.Integer()), per_page: Type.Optional(Type.Integer()) });
 
 export type ShareView = Static<typeof ShareSchema>;
+
+export const PublicListBody = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 1024 }),
+  path: Type.Optional(Type.String({ maxLength: 4096, description: 'inside the share, as after /sd/<id>' })),
+  pwd: Type.Optional(Type.String({ maxLength: 256 })),
+});
+
+export const PublicListSchema = Type.Object({
+  /** false: `path` named a file, and `content` holds just that file. */
+  is_dir: Type.Boolean(),
+  content: Type.Array(Type.Object({ name: Type.String(), size: Type.Integer(), is_dir: Type.Boolean(), modified: Type.String() })),
+});

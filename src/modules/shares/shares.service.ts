@@ -24,6 +24,7 @@ import { shareAddressKey, shareKey, type Lockout } from '../auth/lockout.js';
 import { cleanPath, stripBasePath, UnsafePathError } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
 import { isDriverError } from '../storages/drivers/index.js';
+import type { Entry } from '../storages/drivers/types.js';
 import { can, isAdmin, isGuest, Perm, type User } from '../users/user.model.js';
 import { SharesRepo, type SharePatch, type ShareRow } from './shares.repo.js';
 import { baseName, isWithin } from '../../lib/paths.js';
@@ -145,13 +146,13 @@ export class SharesService {
   constructor(
     private readonly deps: {
       users: Pick<UsersRepo, 'byId' | 'byUsername'>;
-      fs: Pick<FsService, 'stat'>;
+      fs: Pick<FsService, 'stat' | 'list'>;
       lockout: Pick<Lockout, 'reserve'>;
       /**
        * Folder rules: names hidden by metas are not served from inside a shared folder (visitors see no hidden
        * names), and a name hidden from the sharing user cannot be shared.
        */
-      folderAccess?: Pick<FolderAccess, 'isVisible' | 'requireChange'>;
+      folderAccess?: Pick<FolderAccess, 'isVisible' | 'requireChange' | 'visibleIn'>;
     },
     readonly repo: SharesRepo,
   ) {}
@@ -383,6 +384,27 @@ export class SharesService {
    * `..` in any form → 403 (never leaves the shared item).
    */
   async target(files: string[], sub: string): Promise<string> {
+    const at = await this.locateIn(files, sub);
+    if (!at) throw notFound('cannot get sharing root link: this share holds several items');
+    if (at.isDir) throw notFound('object not found');
+    return at.full;
+  }
+
+  /**
+   * What a share visitor sees at `sub` (same addressing as `target`): a folder's entries without the names
+   * metas hide, the shared items themselves at the top of a share of several, or the one file `sub` names.
+   */
+  async listing(files: string[], sub: string): Promise<{ isDir: boolean; entries: Entry[] }> {
+    const at = await this.locateIn(files, sub);
+    if (!at) return { isDir: true, entries: await Promise.all(files.map(async (f) => ({ ...(await this.deps.fs.stat(f)), name: baseName(f) }))) };
+    if (!at.isDir) return { isDir: false, entries: [{ ...(await this.deps.fs.stat(at.full)), name: baseName(at.full) }] };
+    const entries = await this.deps.fs.list(at.full);
+    const visible = this.deps.folderAccess ? await this.deps.folderAccess.visibleIn(null, at.full) : () => true;
+    return { isDir: true, entries: entries.filter((e) => visible(e.name)) };
+  }
+
+  /** Where `sub` points inside the share, or null for the top of a share of several items (see `target`). */
+  private async locateIn(files: string[], sub: string): Promise<{ full: string; isDir: boolean } | null> {
     const rel = cleanPath(sub);
     const segs = rel.split('/').filter(Boolean);
     let root: string;
@@ -390,12 +412,12 @@ export class SharesService {
     if (files.length === 1) {
       root = files[0]!;
       if (!(await this.isDir(root))) {
-        if (segs.length === 0 || (segs.length === 1 && segs[0] === baseName(root))) return root;
+        if (segs.length === 0 || (segs.length === 1 && segs[0] === baseName(root))) return { full: root, isDir: false };
         throw notFound('object not found');
       }
       rest = segs;
     } else {
-      if (segs.length === 0) throw notFound('cannot get sharing root link: this share holds several items');
+      if (segs.length === 0) return null;
       const hit = files.find((f) => baseName(f) === segs[0]);
       if (!hit) throw notFound('object not found');
       root = hit;
@@ -405,8 +427,7 @@ export class SharesService {
     const full = rest.length === 0 ? root : `${root === '/' ? '' : root}/${rest.join('/')}`;
     if (!isWithin(root, full)) throw new UnsafePathError();
     if (this.deps.folderAccess && !(await this.deps.folderAccess.isVisible(null, full, root))) throw notFound('object not found');
-    if (await this.isDir(full)) throw notFound('object not found');
-    return full;
+    return { full, isDir: await this.isDir(full) };
   }
 
   claimAccess(id: string): Promise<boolean> {

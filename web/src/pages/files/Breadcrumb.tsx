@@ -1,10 +1,10 @@
 import { Link } from '../../router.js';
 import { filesHref } from '../../routes.js';
 
-/** Home / a / b — each part links to its folder; the last is the current page. */
-export function Breadcrumb({ path, onNavigate }: { path: string; onNavigate?: (p: string) => void }) {
+/** Home / a / b — each part links to its folder (`hrefOf`, the file browser's by default); the last is the current page. */
+export function Breadcrumb({ path, onNavigate, hrefOf = filesHref, root = 'Home' }: { path: string; onNavigate?: (p: string) => void; hrefOf?: (p: string) => string; root?: string }) {
   const segs = path.split('/').filter(Boolean);
-  const crumbs = [{ name: 'Home', path: '/' }, ...segs.map((s, i) => ({ name: s, path: '/' + segs.slice(0, i + 1).join('/') }))];
+  const crumbs = [{ name: root, path: '/' }, ...segs.map((s, i) => ({ name: s, path: '/' + segs.slice(0, i + 1).join('/') }))];
   return (
     <nav aria-label="Breadcrumb">
       <ol className="breadcrumb">
@@ -20,7 +20,7 @@ export function Breadcrumb({ path, onNavigate }: { path: string; onNavigate?: (p
                   {c.name}
                 </button>
               ) : (
-                <Link to={filesHref(c.path)}>{c.name}</Link>
+                <Link to={hrefOf(c.path)}>{c.name}</Link>
               )}
             </li>
           ),

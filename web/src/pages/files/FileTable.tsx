@@ -38,13 +38,16 @@ export interface FileTableProps {
   items: Obj[];
   sort: Sort;
   onSort: (s: Sort) => void;
-  selected: ReadonlySet<string>;
-  onSelect: (names: Set<string>) => void;
+  /** Without them (share visitors) the table has no checkboxes. */
+  selected?: ReadonlySet<string>;
+  onSelect?: (names: Set<string>) => void;
   onOpen: (obj: Obj) => void;
   downloadUrl: (obj: Obj) => string;
 }
 
-export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, downloadUrl }: FileTableProps) {
+const NONE: ReadonlySet<string> = new Set();
+
+export function FileTable({ items, sort, onSort, selected = NONE, onSelect, onOpen, downloadUrl }: FileTableProps) {
   const anchor = useRef<number | null>(null);
   const allSelected = items.length > 0 && items.every((o) => selected.has(o.name));
 
@@ -61,7 +64,7 @@ export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, dow
     } else if (on) next.add(name);
     else next.delete(name);
     anchor.current = index;
-    onSelect(next);
+    onSelect?.(next);
   };
 
   const header = (key: SortKey, label: string, className?: string): Column => ({
@@ -81,16 +84,18 @@ export function FileTable({ items, sort, onSort, selected, onSelect, onOpen, dow
   });
   const selectAll: Column = {
     className: 'check',
-    label: <input type="checkbox" aria-label="Select all" checked={allSelected} onChange={() => onSelect(allSelected ? new Set() : new Set(items.map((o) => o.name)))} />,
+    label: <input type="checkbox" aria-label="Select all" checked={allSelected} onChange={() => onSelect?.(allSelected ? new Set() : new Set(items.map((o) => o.name)))} />,
   };
 
   return (
-    <DataTable className="files-table" columns={[selectAll, header('name', 'Name'), header('size', 'Size', 'num'), header('modified', 'Modified', 'hide-sm'), ACTIONS_SM]}>
+    <DataTable className="files-table" columns={[...(onSelect ? [selectAll] : []), header('name', 'Name'), header('size', 'Size', 'num'), header('modified', 'Modified', 'hide-sm'), ACTIONS_SM]}>
       {items.map((o, i) => (
         <tr key={o.name} aria-selected={selected.has(o.name)} data-name={o.name}>
-          <td className="check">
-            <input type="checkbox" aria-label={`Select ${o.name}`} checked={selected.has(o.name)} onClick={(e) => toggle(i, e)} onChange={() => {}} />
-          </td>
+          {onSelect && (
+            <td className="check">
+              <input type="checkbox" aria-label={`Select ${o.name}`} checked={selected.has(o.name)} onClick={(e) => toggle(i, e)} onChange={() => {}} />
+            </td>
+          )}
           <td>
             <div className="file-name">
               <Icon obj={o} />

@@ -2,7 +2,8 @@
  * The file browser: breadcrumb, sortable listing with selection, folder/file actions,
  * uploads (buttons, folder picker, drag and drop) with sidecar options and per-file progress.
  */
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { useToastAction } from '../../components/hooks.js';
@@ -10,10 +11,11 @@ import { useToast } from '../../components/Toast.js';
 import { EmptyState, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { downloadHref, isSeedFile, joinPath, nameProblem, parentPath } from '../../lib/format.js';
 import { can, Perm } from '../../lib/permissions.js';
-import { href, Link, navigate } from '../../router.js';
+import { href, Link, useNavigate } from '../../router.js';
 import { filesHref, viewHref } from '../../routes.js';
 import { useSession } from '../../session.js';
-import type { FsList, Obj, SeedFormat } from '../../types.js';
+import { invalidateFolder, useFolder } from '../../lib/queries.js';
+import type { Obj, SeedFormat } from '../../types.js';
 import { Breadcrumb } from './Breadcrumb.js';
 import { FileGrid } from './FileGrid.js';
 import { FileTable, sortObjs, type Sort } from './FileTable.js';
@@ -24,6 +26,7 @@ import { TransferDialog } from './TransferDialog.js';
 import { UploadList, UploadOptionsPanel, type UploadOptions } from './UploadPanel.js';
 import { fromDataTransfer, fromFileList, type PickedFile } from './uploads.js';
 import { useUploads } from './useUploads.js';
+import { FolderReadme } from '../view/FolderReadme.js';
 import '../view/viewer.css';
 
 function defaultFormats(settings: Record<string, string>): SeedFormat[] {
@@ -38,8 +41,6 @@ function defaultFormats(settings: Record<string, string>): SeedFormat[] {
   return d === 'torrent' || d === 'cas' ? [d] : ['oss'];
 }
 
-/** Markdown (marked + DOMPurify) loads only when a folder has a README. */
-const MarkdownView = lazy(() => import('../view/MarkdownView.js'));
 
 type FilesView = 'list' | 'grid';
 const VIEW_KEY = 'ferry.filesView';
@@ -58,9 +59,11 @@ export function FilesPage({ path }: { path: string }) {
   const toast = useToast();
   const { confirm, prompt } = useDialogs();
   const me = session.me!;
-  const [list, setList] = useState<FsList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const folder = useFolder(path);
+  const list = folder.data;
+  const error = folder.error ? errorMessage(folder.error) : null;
   const [sort, setSort] = useState<Sort>({ key: 'name', dir: 1 });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<DialogState>(null);
@@ -93,27 +96,9 @@ export function FilesPage({ path }: { path: string }) {
     setOptions((o) => ({ ...o, formats: defaultFormats(session.settings), matrix: parseMatrix(session.settings.seed_default_matrix) }));
   }, [session.settings]);
 
-  const load = useCallback(
-    async (quiet = false) => {
-      if (!quiet) setLoading(true);
-      try {
-        const l = await api.post<FsList>('/api/fs/list', { path });
-        setList(l);
-        setError(null);
-      } catch (e) {
-        setError(errorMessage(e));
-        setList(null);
-      } finally {
-        setLoading(false);
-      }
-    },
-    [path],
-  );
+  const load = useCallback(() => invalidateFolder(qc, path), [qc, path]);
 
-  useEffect(() => {
-    setSelected(new Set());
-    void load();
-  }, [load]);
+  useEffect(() => setSelected(new Set()), [path]);
 
   // Reload (debounced) when an upload into this folder finishes.
   const reloadTimer = useRef<number | undefined>(undefined);
@@ -122,11 +107,10 @@ export function FilesPage({ path }: { path: string }) {
   const uploads = useUploads((target) => {
     if (!target.startsWith(pathRef.current === '/' ? '/' : pathRef.current + '/')) return;
     window.clearTimeout(reloadTimer.current);
-    reloadTimer.current = window.setTimeout(() => void load(true), 250);
+    reloadTimer.current = window.setTimeout(() => void invalidateFolder(qc, pathRef.current), 250);
   });
 
   const items = useMemo(() => sortObjs(list?.content ?? [], sort), [list, sort]);
-  const readme = items.find((o) => !o.is_dir && o.name.toLowerCase() === 'readme.md');
   const selectedNames = items.filter((o) => selected.has(o.name)).map((o) => o.name);
   const single = selectedNames.length === 1 ? items.find((o) => o.name === selectedNames[0]) : undefined;
   const canWrite = list?.write ?? can(me, Perm.WRITE);
@@ -155,7 +139,7 @@ export function FilesPage({ path }: { path: string }) {
 
   const run = useToastAction(() => {
     setSelected(new Set());
-    return load(true);
+    return load();
   });
 
   const mkdir = async () => {
@@ -336,7 +320,7 @@ export function FilesPage({ path }: { path: string }) {
         </div>
       )}
 
-      {loading && !list ? (
+      {folder.isPending ? (
         <Spinner />
       ) : error ? (
         <div className="card">
@@ -354,13 +338,7 @@ export function FilesPage({ path }: { path: string }) {
           <FileTable items={items} sort={sort} onSort={setSort} selected={selected} onSelect={setSelected} onOpen={open} downloadUrl={downloadUrl} />
         )
       )}
-      {readme && (
-        <section className="readme" aria-label="README">
-          <Suspense fallback={<Spinner />}>
-            <MarkdownView key={readme.name + readme.modified} url={downloadUrl(readme)} size={readme.size} />
-          </Suspense>
-        </section>
-      )}
+      <FolderReadme items={items} urlOf={downloadUrl} />
 
       {dialog?.kind === 'share' && <ShareDialog paths={dialog.names.map(fullPath)} onClose={() => setDialog(null)} />}
       {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
@@ -373,7 +351,7 @@ export function FilesPage({ path }: { path: string }) {
             setDialog(null);
             toast.success(message);
             setSelected(new Set());
-            void load(true);
+            void load();
           }}
         />
       )}

@@ -7,13 +7,14 @@ import { useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../../api.js';
 import { InlineError } from '../../components/ui.js';
 import { formatBytes, isSeedFile, joinPath } from '../../lib/format.js';
-import { href, Link, navigate } from '../../router.js';
+import { href, Link, useNavigate } from '../../router.js';
 import { filesHref } from '../../routes.js';
 import type { SearchHit, SearchResult } from '../../types.js';
 
 const PER_PAGE = 100;
 
 export function SearchBox({ path }: { path: string }) {
+  const navigate = useNavigate();
   const [keywords, setKeywords] = useState('');
   const [where, setWhere] = useState<'here' | 'all'>('here');
   const [result, setResult] = useState<(SearchResult & { query: string }) | null>(null);

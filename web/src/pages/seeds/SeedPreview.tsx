@@ -11,7 +11,7 @@ import { useDialogs } from '../../components/Dialogs.js';
 import { useToast } from '../../components/Toast.js';
 import { Badge, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { formatBytes, formatDate, isSeedFile, joinPath, parentPath } from '../../lib/format.js';
-import { href, Link, navigate } from '../../router.js';
+import { href, Link, useNavigate } from '../../router.js';
 import { filesHref } from '../../routes.js';
 import type { SeedFormat } from '../../types.js';
 import { EditSeedDialog } from './EditSeedDialog.js';
@@ -24,6 +24,7 @@ import { convertSeed, parseSeed, saveFiles, updateSeed, type Preview, type Previ
 
 export function SeedPreview({ path }: { path: string }) {
   const toast = useToast();
+  const navigate = useNavigate();
   const { confirm } = useDialogs();
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<{ message: string; hint?: string } | null>(null);

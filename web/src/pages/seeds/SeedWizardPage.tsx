@@ -4,13 +4,14 @@
  */
 import { PageHeader } from '../../components/ui.js';
 import { baseName } from '../../lib/format.js';
-import { Link, navigate } from '../../router.js';
+import { Link, useNavigate } from '../../router.js';
 import { filesHref } from '../../routes.js';
 import { SeedWizard } from './SeedWizard.js';
 import { commonParent } from './wizardModel.js';
 import './seeds.css';
 
 export function SeedWizardPage({ paths }: { paths: string[] }) {
+  const navigate = useNavigate();
   const clean = [...new Set(paths.map((p) => p.trim()).filter(Boolean))];
   const back = filesHref(commonParent(clean));
   if (clean.length === 0) {

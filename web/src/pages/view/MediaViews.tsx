@@ -1,6 +1,5 @@
 /** Image (zoom), video/audio (the browser's players over range requests, subtitles beside the video) and PDF viewers. */
 import { useEffect, useState } from 'react';
-import { downloadHref } from '../../lib/format.js';
 import { inlineUrl } from '../../lib/fileKinds.js';
 import type { Obj } from '../../types.js';
 
@@ -63,7 +62,7 @@ interface Track {
 }
 
 /** Subtitles next to the video (`movie.vtt`, `movie.en.srt` …), fetched and handed to the player as blob URLs. */
-function useSubtitles(obj: Obj, siblings: Obj[], dir: string, basePath: string): Track[] {
+function useSubtitles(obj: Obj, siblings: Obj[], urlOf: (o: Obj) => string): Track[] {
   const [tracks, setTracks] = useState<Track[]>([]);
   useEffect(() => {
     const base = stem(obj.name);
@@ -73,7 +72,7 @@ function useSubtitles(obj: Obj, siblings: Obj[], dir: string, basePath: string):
     const urls: string[] = [];
     void Promise.all(
       subs.map(async (s) => {
-        const text = await (await fetch(downloadHref(basePath, dir, s))).text();
+        const text = await (await fetch(urlOf(s))).text();
         const vtt = /\.srt$/i.test(s.name) ? srtToVtt(text) : text;
         const src = URL.createObjectURL(new Blob([vtt], { type: 'text/vtt' }));
         urls.push(src);
@@ -85,12 +84,13 @@ function useSubtitles(obj: Obj, siblings: Obj[], dir: string, basePath: string):
       live = false;
       urls.forEach((u) => URL.revokeObjectURL(u));
     };
-  }, [obj.name, siblings, dir, basePath]);
+  }, [obj.name, siblings, urlOf]);
   return tracks;
 }
 
-export function MediaView({ kind, url, obj, siblings, baseDir, basePath }: { kind: 'video' | 'audio'; url: string; obj: Obj; siblings: Obj[]; baseDir: string; basePath: string }) {
-  const tracks = useSubtitles(obj, siblings, baseDir, basePath);
+/** `urlOf` gives the link of a file of the same folder (subtitles); it should be stable (useCallback). */
+export function MediaView({ kind, url, obj, siblings, urlOf }: { kind: 'video' | 'audio'; url: string; obj: Obj; siblings: Obj[]; urlOf: (o: Obj) => string }) {
+  const tracks = useSubtitles(obj, siblings, urlOf);
   if (kind === 'audio') return <div className="card"><audio controls preload="metadata" src={inlineUrl(url)} aria-label={obj.name} /></div>;
   return (
     <div className="card viewer-video">

@@ -7,13 +7,35 @@ import { formatBytes } from '../../lib/format.js';
 import { languageOf } from '../../lib/fileKinds.js';
 import { readRange } from '../../lib/ranges.js';
 import type { Obj } from '../../types.js';
+import { EDIT_LIMIT, TextEditor } from './TextEditor.js';
 import 'highlight.js/styles/github.css';
 
 /** Bytes read per part; highlighting stops past HIGHLIGHT_LIMIT characters (plain text from there). */
 export const TEXT_PART = 256 * 1024;
 const HIGHLIGHT_LIMIT = 512 * 1024;
 
-export function TextView({ url, obj }: { url: string; obj: Obj }) {
+/**
+ * `editPath`: where an edit is saved, given when the viewer may write; files up to EDIT_LIMIT then get
+ * an Edit button. The reader is keyed by size and time, so a saved edit (the listing refetched) shows at once.
+ */
+export function TextView({ url, obj, editPath }: { url: string; obj: Obj; editPath?: string }) {
+  const [editing, setEditing] = useState(false);
+  if (editing && editPath) return <TextEditor url={url} path={editPath} name={obj.name} onDone={() => setEditing(false)} />;
+  const toolbar = editPath && (
+    <div className="viewer-toolbar" role="toolbar" aria-label="Text">
+      {obj.size <= EDIT_LIMIT ? (
+        <button type="button" className="btn btn-small" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+      ) : (
+        <span className="muted small">Files over {formatBytes(EDIT_LIMIT)} cannot be edited here.</span>
+      )}
+    </div>
+  );
+  return <TextReader key={`${obj.size}:${obj.modified}`} url={url} obj={obj} toolbar={toolbar} />;
+}
+
+function TextReader({ url, obj, toolbar }: { url: string; obj: Obj; toolbar: React.ReactNode }) {
   const [bytes, setBytes] = useState<Uint8Array>(new Uint8Array(0));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -45,6 +67,7 @@ export function TextView({ url, obj }: { url: string; obj: Obj }) {
   if (obj.size > 0 && bytes.length === 0) return <Spinner />;
   return (
     <div className="card viewer-text">
+      {toolbar}
       <pre>
         {html !== null ? <code className={`hljs language-${lang}`} dangerouslySetInnerHTML={{ __html: html }} /> : <code>{text}</code>}
       </pre>
