@@ -17,6 +17,7 @@ import type { FsList, Obj, SeedFormat } from '../../types.js';
 import { Breadcrumb } from './Breadcrumb.js';
 import { FileGrid } from './FileGrid.js';
 import { FileTable, sortObjs, type Sort } from './FileTable.js';
+import { OfflineDownloadDialog } from './OfflineDownloadDialog.js';
 import { SearchBox } from './SearchBox.js';
 import { parseMatrix } from './SeedOptions.js';
 import { ShareDialog } from './ShareDialog.js';
@@ -51,7 +52,7 @@ function savedView(): FilesView {
   }
 }
 
-type DialogState = { kind: 'share'; names: string[] } | { kind: 'move' | 'copy'; names: string[] } | null;
+type DialogState = { kind: 'share'; names: string[] } | { kind: 'move' | 'copy'; names: string[] } | { kind: 'offline' } | null;
 
 export function FilesPage({ path }: { path: string }) {
   const session = useSession();
@@ -242,6 +243,11 @@ export function FilesPage({ path }: { path: string }) {
               <button type="button" className="btn" onClick={() => void mkdir()}>
                 New folder
               </button>
+              {can(me, Perm.OFFLINE_DOWNLOAD) && (
+                <button type="button" className="btn" onClick={() => setDialog({ kind: 'offline' })}>
+                  Offline download
+                </button>
+              )}
               <button type="button" className="btn btn-ghost" aria-expanded={showOptions} onClick={() => setShowOptions(!showOptions)}>
                 Upload options{options.sidecars ? ' (sidecars on)' : ''}
               </button>
@@ -362,6 +368,15 @@ export function FilesPage({ path }: { path: string }) {
         </section>
       )}
 
+      {dialog?.kind === 'offline' && (
+        <OfflineDownloadDialog
+          dir={path}
+          onClose={() => {
+            setDialog(null);
+            void load(true);
+          }}
+        />
+      )}
       {dialog?.kind === 'share' && <ShareDialog paths={dialog.names.map(fullPath)} onClose={() => setDialog(null)} />}
       {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
         <TransferDialog
