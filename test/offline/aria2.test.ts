@@ -15,6 +15,7 @@ import { listen, settledTask, type Listener } from '../seeds-ops/transfer-helper
 import { seedOk } from '../seeds-peers/peers.js';
 import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
 import { decodeTorrent, encodeTorrent } from '../../src/modules/seeds/formats/index.js';
+import { assertFilesAt, corruptedSeederRefetched, seedDownloadLands, settledTransfer } from './offline-helpers.js';
 import { aria2Rpc, freePort, startSwarm, until, type Proc, type Swarm } from './swarm.js';
 
 const SECRET = 'swarm-secret';
@@ -46,25 +47,8 @@ after(async () => {
 
 const magnetOf = (hash: string, name: string) => swarm.magnet(hash, name);
 
-/** The transfer task queued for `target` (user path), once it is settled. */
-async function settledTransfer(h: Harness, token: string, target: string): Promise<any> {
-  const t = await until(async () => {
-    for (const kind of ['done', 'undone']) {
-      const r = await h.get(`/api/task/offline_download_transfer/${kind}`, { token });
-      const hit = (r.body.data as { id: string; name: string }[]).find((x) => x.name.endsWith(`to [](${target})`));
-      if (hit) return hit;
-    }
-    return null;
-  }, 60_000, `a transfer task to ${target}`);
-  return settledTask(h, token, t.id, 'offline_download_transfer');
-}
-
 function assertAlbumAt(h: Harness, dir: string): void {
-  for (const [p, data] of Object.entries(ALBUM)) {
-    const abs = join(filesDir(h), dir, 'album', p);
-    assert.ok(existsSync(abs), `${p} landed`);
-    assert.ok(readFileSync(abs).equals(data), `${p} has the seeder's bytes`);
-  }
+  assertFilesAt(h, join(dir, 'album'), ALBUM);
 }
 
 const workDir = (h: Harness) => join(h.dataDir, 'offline');
@@ -146,26 +130,16 @@ forEachDialect('offline downloads through aria2', (h) => {
   });
 
   test('offline_download of a torrent-only seed hands it to aria2; every file lands at <path>/<seed path>, checked against the seed; quick_save copies what Ferry holds', async () => {
-    const decoded = decodeTorrent(albumTorrent);
-    assert.ok(decoded.seed.files.every((f) => !f.sources?.length), 'no http source');
-    assert.ok(decoded.seed.files.some((f) => f.hashes.sha256), 'whole digests to check');
-    assert.equal((await h().post('/api/fs/mkdir', { path: '/dl-seed' }, { token })).status, 200);
-    const r = await h().post('/api/fs/seed/offline_download', { seed_data: albumTorrent.toString('base64'), path: '/dl-seed' }, { token });
-    assert.equal(r.status, 200, r.body.message);
-    const results = r.body.data.results as { path: string; method: string; task?: { id: string }; error?: string }[];
-    assert.equal(results.length, Object.keys(ALBUM).length);
-    for (const x of results) assert.equal(x.method, 'offline_download', `${x.path}: ${x.error}`);
-    const tid = results[0]!.task!.id;
-    assert.ok(results.every((x) => x.task!.id === tid), 'one download for the whole torrent');
-    const done = await settledTask(h(), token, tid, 'offline_download', 90_000);
-    assert.equal(done.state, 2, done.error);
-    const tr = await settledTransfer(h(), token, '/dl-seed');
-    assert.equal(tr.state, 2, tr.error);
-    for (const [p, data] of Object.entries(ALBUM)) assert.ok(readFileSync(join(filesDir(h()), 'dl-seed', p)).equals(data), p);
+    assert.ok(decodeTorrent(albumTorrent).seed.files.some((f) => f.hashes.sha256), 'whole digests to check');
+    await seedDownloadLands(h(), token, swarm, '/dl-seed');
     // the content is on a storage now: quick_save copies it (rapid upload), no tool involved
     assert.equal((await h().post('/api/fs/mkdir', { path: '/dl-quick' }, { token })).status, 200);
     const q = await h().post('/api/fs/seed/quick_save', { seed_data: albumTorrent.toString('base64'), path: '/dl-quick' }, { token });
-    assert.deepEqual((q.body.data.results as { method: string }[]).map((x) => x.method), results.map(() => 'rapid_upload'));
+    assert.deepEqual((q.body.data.results as { method: string }[]).map((x) => x.method), Object.keys(ALBUM).map(() => 'rapid_upload'));
+  });
+
+  test('a seeder serving corrupted pieces: aria2 drops them and fetches them again from the good seeder; the file lands with the right bytes', async () => {
+    await corruptedSeederRefetched(h(), token, swarm, 'aria2', '/dl-corrupt');
   });
 
   test('a seed whose digests disagree with what the swarm serves: the transfer fails naming the file, nothing wrong lands', async () => {
