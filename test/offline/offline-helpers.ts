@@ -59,13 +59,29 @@ export async function seedDownloadLands(h: Harness, token: string, swarm: Swarm,
 /**
  * A magnet of `odd` (a fast seeder serving every other piece corrupted, a slow good one) through `tool`: the tool
  * throws the bad pieces away and fetches them again, so the file lands with the good bytes.
+ * `mayStall`: a tool that keeps one peer per address (Transmission) may only ever talk to the corrupt seeder
+ * of this one-address swarm; then the task must show the discarded corrupt pieces and nothing may land; a
+ * cancel leaves nothing.
  */
-export async function corruptedSeederRefetched(h: Harness, token: string, swarm: Swarm, tool: string, dir: string): Promise<void> {
+export async function corruptedSeederRefetched(h: Harness, token: string, swarm: Swarm, tool: string, dir: string, mayStall = false): Promise<'refetched' | 'held'> {
   const r = await h.post('/api/fs/add_offline_download', { urls: [swarm.magnet(swarm.odd.hash, 'odd')], path: dir, tool }, { token });
   assert.equal(r.status, 200, r.body.message);
-  const done = await settledTask(h, token, r.body.data.tasks[0].id, 'offline_download', 120_000);
-  assert.equal(done.state, 2, done.error);
+  const tid = r.body.data.tasks[0].id as string;
+  const seen = await until(async () => {
+    const i = (await h.get(`/api/task/offline_download/info?tid=${tid}`, { token })).body.data as { state: number; status: string; error: string };
+    if (i.state >= 2) return i;
+    return mayStall && /corrupt pieces discarded/.test(i.status) ? i : null;
+  }, 120_000, `the download of odd through ${tool}`);
+  if (seen.state < 2) {
+    assert.ok(!existsSync(join(filesDir(h), dir.slice(1))), 'nothing landed while the tool holds corrupt data');
+    assert.equal((await h.post(`/api/task/offline_download/cancel?tid=${tid}`, undefined, { token })).status, 200);
+    assert.equal((await settledTask(h, token, tid, 'offline_download')).state, 4);
+    assert.ok(!existsSync(join(filesDir(h), dir.slice(1))), 'nothing landed after the cancel');
+    return 'held';
+  }
+  assert.equal(seen.state, 2, seen.error);
   const tr = await settledTransfer(h, token, dir);
   assert.equal(tr.state, 2, tr.error);
   assertFilesAt(h, dir.slice(1), { 'odd/odd.bin': swarm.odd.data });
+  return 'refetched';
 }

@@ -169,7 +169,7 @@ export function qbittorrent(profile: string, webPort: number, peerPort: number, 
   mkdirSync(conf, { recursive: true });
   writeFileSync(join(conf, 'qBittorrent.conf'), [
     '[LegalNotice]', 'Accepted=true', '',
-    '[BitTorrent]', 'Session\\DHTEnabled=false', 'Session\\LSDEnabled=false', 'Session\\PeXEnabled=false', `Session\\Port=${peerPort}`, 'Session\\AnonymousModeEnabled=false', '',
+    '[BitTorrent]', 'Session\\DHTEnabled=false', 'Session\\LSDEnabled=false', 'Session\\PeXEnabled=false', 'Session\\MultiConnectionsPerIp=true', `Session\\Port=${peerPort}`, 'Session\\AnonymousModeEnabled=false', '',
     '[Preferences]', `WebUI\\Port=${webPort}`, 'WebUI\\Address=127.0.0.1', `WebUI\\Username=${user}`, `WebUI\\Password_PBKDF2="@ByteArray(${salt.toString('base64')}:${key.toString('base64')})"`,
     'WebUI\\LocalHostAuth=true', 'WebUI\\HostHeaderValidation=false', 'WebUI\\CSRFProtection=false', 'Connection\\UPnP=false', 'General\\Locale=en', '',
   ].join('\n'));
