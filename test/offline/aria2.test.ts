@@ -13,15 +13,16 @@ import { forEachDialect, type Harness } from '../support/harness.js';
 import { bytes, filesDir, putIndexed, setSettings } from '../seeds-generate/helpers.js';
 import { listen, settledTask, type Listener } from '../seeds-ops/transfer-helpers.js';
 import { seedOk } from '../seeds-peers/peers.js';
-import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
 import { decodeTorrent, encodeTorrent } from '../../src/modules/seeds/formats/index.js';
 import { assertFilesAt, corruptedSeederRefetched, seedDownloadLands, settledTransfer } from './offline-helpers.js';
-import { aria2Rpc, freePort, startSwarm, until, type Proc, type Swarm } from './swarm.js';
+import type { Aria2 } from '../../src/modules/offline/tools/aria2.js';
+import { freePort, startAria2, startSwarm, until, type Proc, type Swarm } from './swarm.js';
 
 const SECRET = 'swarm-secret';
 
 let swarm: Swarm;
 let aria2Proc: Proc;
+let aria2: Aria2;
 let rpcUri: string;
 let ALBUM: Record<string, Buffer>;
 let albumHash: string;
@@ -34,10 +35,7 @@ before(async () => {
   albumHash = swarm.album.hash;
   albumTorrent = swarm.album.torrent;
   bigHash = swarm.big.hash;
-  const rpcPort = await freePort();
-  aria2Proc = aria2Rpc(rpcPort, SECRET, await freePort(), join(swarm.root, 'aria2-default'));
-  rpcUri = `http://127.0.0.1:${rpcPort}/jsonrpc`;
-  await until(() => new Aria2(rpcUri, SECRET).version().catch(() => null), 15_000, 'aria2 RPC');
+  ({ proc: aria2Proc, uri: rpcUri, client: aria2 } = await startAria2(swarm, SECRET));
 });
 
 after(async () => {
@@ -120,7 +118,6 @@ forEachDialect('offline downloads through aria2', (h) => {
     assert.equal((await h().post(`/api/task/offline_download/cancel?tid=${tid}`, undefined, { token })).status, 200);
     const end = await settledTask(h(), token, tid, 'offline_download');
     assert.equal(end.state, 4);
-    const aria2 = new Aria2(rpcUri, SECRET);
     const known = [...(await aria2.call<{ dir: string }[]>('aria2.tellActive', [['dir']])), ...(await aria2.call<{ dir: string }[]>('aria2.tellStopped', [0, 100, ['dir']]))];
     assert.ok(!known.some((d) => d.dir.startsWith(join(workDir(h()), tid))), 'aria2 no longer lists it');
     assert.ok(!existsSync(join(workDir(h()), tid)));

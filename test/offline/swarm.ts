@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requireCommand } from '../support/commands.js';
 import { decodeTorrent } from '../../src/modules/seeds/formats/index.js';
+import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,6 +70,16 @@ export function seeder(torrents: string[], dataDir: string, listenPort: number, 
 /** The aria2 Ferry drives: JSON-RPC on loopback with a secret. */
 export function aria2Rpc(rpcPort: number, secret: string, listenPort: number, dir: string): Proc {
   return start('aria2c', [...QUIET_BT, '--enable-rpc', '--rpc-listen-all=false', `--rpc-listen-port=${rpcPort}`, `--rpc-secret=${secret}`, `--listen-port=${listenPort}`, `--dir=${dir}`, '--bt-tracker-interval=1', '--console-log-level=warn', '--summary-interval=0']);
+}
+
+/** An `aria2c --enable-rpc` (secret `secret`) downloading by default below the swarm's root, once its RPC answers. */
+export async function startAria2(swarm: Swarm, secret: string): Promise<{ proc: Proc; uri: string; client: Aria2 }> {
+  const rpcPort = await freePort();
+  const proc = aria2Rpc(rpcPort, secret, await freePort(), join(swarm.root, 'aria2-default'));
+  const uri = `http://127.0.0.1:${rpcPort}/jsonrpc`;
+  const client = new Aria2(uri, secret);
+  await until(() => client.version().catch(() => null), 15_000, 'aria2 RPC');
+  return { proc, uri, client };
 }
 
 /** Waits until `fn` returns something truthy. */

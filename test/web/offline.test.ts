@@ -12,8 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
 import { bytes } from '../seeds-generate/helpers.js';
 import { seedOk } from '../seeds-peers/peers.js';
-import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
-import { aria2Rpc, freePort, startSwarm, until, type Proc, type Swarm } from '../offline/swarm.js';
+import { freePort, startAria2, startSwarm, type Proc, type Swarm } from '../offline/swarm.js';
 import { assertFits, login, openApp, PHONE, RESULTS_DIR, type App } from './browser.js';
 import { shot } from './seeds-support.js';
 
@@ -27,10 +26,7 @@ describe('web UI: offline downloads through aria2', () => {
 
   before(async () => {
     swarm = await startSwarm(bytes, seedOk);
-    const rpcPort = await freePort();
-    aria2 = aria2Rpc(rpcPort, SECRET, await freePort(), join(swarm.root, 'aria2-default'));
-    rpcUri = `http://127.0.0.1:${rpcPort}/jsonrpc`;
-    await until(() => new Aria2(rpcUri, SECRET).version().catch(() => null), 15_000, 'aria2 RPC');
+    ({ proc: aria2, uri: rpcUri } = await startAria2(swarm, SECRET));
     app = await openApp({ env: { FERRY_TASK_POLL_MS: '100' } });
     await login(app.page, 'admin', app.adminPassword);
   });
