@@ -4,6 +4,8 @@
  * - In every mounted storage that offers `cleanupStale`: `.ferry-tmp-*` files/directories
  *   (local) and `.ferry-tmp-*` objects and unfinished multipart uploads (S3).
  * - In `<data dir>/tmp`: spool files (as-task uploads) that no unfinished task refers to.
+ * - In `<data dir>/offline`: download folders whose offline task is gone, removed from the tools too
+ *   (src/modules/offline/orphans.ts).
  *
  * Several instances may share a database, storages and even a data dir, so nothing is removed
  * that was written recently: local temp files and spool files need no change for
@@ -13,13 +15,14 @@
  * It runs in the background once the storages are mounted; `closeApp` stops it. Before it, and
  * before any request is served, the write sets a crash interrupted are settled (WriteSets.recover).
  */
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Services } from './services.js';
 
-type CleanupDeps = Pick<Services, 'config' | 'logger' | 'storages' | 'tasks'>;
+type CleanupDeps = Pick<Services, 'config' | 'logger' | 'storages' | 'tasks' | 'offline'>;
 import { lastChange } from '../modules/storages/drivers/local.js';
+import { removeOfflineOrphans } from '../modules/offline/orphans.js';
 import { TASK_TYPES } from '../modules/tasks/task.model.js';
 
 export interface CleanupAges {
@@ -34,6 +37,8 @@ export interface CleanupSummary {
   storages: { mountPath: string; temps: string[]; uploads: string[]; error?: string }[];
   /** Spool files removed from `<data dir>/tmp` (names). */
   spool: string[];
+  /** Orphaned offline-download folders removed from `<data dir>/offline` (task ids). */
+  offline: string[];
 }
 
 /** The ages from the configuration (FERRY_STALE_TEMP_MS, FERRY_STALE_MULTIPART_MS). */
@@ -70,7 +75,7 @@ async function cleanSpool(ctx: CleanupDeps, before: number, signal: AbortSignal)
 /** Runs the cleanup once; failures of one storage are reported and do not stop the others. */
 export async function runStartupCleanup(ctx: CleanupDeps, ages: CleanupAges = cleanupAges(ctx.config), signal: AbortSignal = new AbortController().signal): Promise<CleanupSummary> {
   const now = Date.now();
-  const summary: CleanupSummary = { storages: [], spool: [] };
+  const summary: CleanupSummary = { storages: [], spool: [], offline: [] };
   for (const m of ctx.storages.list()) {
     const driver = m.driver;
     if (!driver?.cleanupStale) continue;
@@ -84,6 +89,12 @@ export async function runStartupCleanup(ctx: CleanupDeps, ages: CleanupAges = cl
     }
   }
   summary.spool = await cleanSpool(ctx, now - ages.tempMs, signal);
+  // the folder itself, not its content: a tool may still be writing into an orphan's files
+  const stale = async (abs: string) => {
+    const st = await lstat(abs).catch(() => null);
+    return st !== null && Math.max(st.mtimeMs, st.ctimeMs) < now - ages.tempMs;
+  };
+  summary.offline = await removeOfflineOrphans(ctx.offline, stale, signal);
   return summary;
 }
 
@@ -110,8 +121,9 @@ export class StartupCleanup {
           if (st.uploads.length) log.info({ storage: st.mountPath, aborted: st.uploads }, 'startup cleanup: aborted stale multipart uploads');
         }
         if (s.spool.length) log.info({ removed: s.spool }, 'startup cleanup: removed stale spool files');
+        if (s.offline.length) log.info({ removed: s.offline }, 'startup cleanup: removed orphaned offline downloads');
         const count = (k: 'temps' | 'uploads') => s.storages.reduce((n, st) => n + st[k].length, 0);
-        log.info({ temps: count('temps'), uploads: count('uploads'), spool: s.spool.length }, 'startup cleanup done');
+        log.info({ temps: count('temps'), uploads: count('uploads'), spool: s.spool.length, offline: s.offline.length }, 'startup cleanup done');
       } catch (e) {
         if (!abort.signal.aborted) log.warn({ err: (e as Error).message }, 'startup cleanup failed');
       }

@@ -13,14 +13,16 @@ import { forEachDialect, type Harness } from '../support/harness.js';
 import { bytes, filesDir, putIndexed, setSettings } from '../seeds-generate/helpers.js';
 import { listen, settledTask, type Listener } from '../seeds-ops/transfer-helpers.js';
 import { seedOk } from '../seeds-peers/peers.js';
-import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
 import { decodeTorrent, encodeTorrent } from '../../src/modules/seeds/formats/index.js';
-import { aria2Rpc, freePort, startSwarm, until, type Proc, type Swarm } from './swarm.js';
+import { assertFilesAt, corruptedSeederRefetched, seedDownloadLands, settledTransfer } from './offline-helpers.js';
+import type { Aria2 } from '../../src/modules/offline/tools/aria2.js';
+import { freePort, startAria2, startSwarm, until, type Proc, type Swarm } from './swarm.js';
 
 const SECRET = 'swarm-secret';
 
 let swarm: Swarm;
 let aria2Proc: Proc;
+let aria2: Aria2;
 let rpcUri: string;
 let ALBUM: Record<string, Buffer>;
 let albumHash: string;
@@ -33,10 +35,7 @@ before(async () => {
   albumHash = swarm.album.hash;
   albumTorrent = swarm.album.torrent;
   bigHash = swarm.big.hash;
-  const rpcPort = await freePort();
-  aria2Proc = aria2Rpc(rpcPort, SECRET, await freePort(), join(swarm.root, 'aria2-default'));
-  rpcUri = `http://127.0.0.1:${rpcPort}/jsonrpc`;
-  await until(() => new Aria2(rpcUri, SECRET).version().catch(() => null), 15_000, 'aria2 RPC');
+  ({ proc: aria2Proc, uri: rpcUri, client: aria2 } = await startAria2(swarm, SECRET));
 });
 
 after(async () => {
@@ -46,25 +45,8 @@ after(async () => {
 
 const magnetOf = (hash: string, name: string) => swarm.magnet(hash, name);
 
-/** The transfer task queued for `target` (user path), once it is settled. */
-async function settledTransfer(h: Harness, token: string, target: string): Promise<any> {
-  const t = await until(async () => {
-    for (const kind of ['done', 'undone']) {
-      const r = await h.get(`/api/task/offline_download_transfer/${kind}`, { token });
-      const hit = (r.body.data as { id: string; name: string }[]).find((x) => x.name.endsWith(`to [](${target})`));
-      if (hit) return hit;
-    }
-    return null;
-  }, 60_000, `a transfer task to ${target}`);
-  return settledTask(h, token, t.id, 'offline_download_transfer');
-}
-
 function assertAlbumAt(h: Harness, dir: string): void {
-  for (const [p, data] of Object.entries(ALBUM)) {
-    const abs = join(filesDir(h), dir, 'album', p);
-    assert.ok(existsSync(abs), `${p} landed`);
-    assert.ok(readFileSync(abs).equals(data), `${p} has the seeder's bytes`);
-  }
+  assertFilesAt(h, join(dir, 'album'), ALBUM);
 }
 
 const workDir = (h: Harness) => join(h.dataDir, 'offline');
@@ -136,7 +118,6 @@ forEachDialect('offline downloads through aria2', (h) => {
     assert.equal((await h().post(`/api/task/offline_download/cancel?tid=${tid}`, undefined, { token })).status, 200);
     const end = await settledTask(h(), token, tid, 'offline_download');
     assert.equal(end.state, 4);
-    const aria2 = new Aria2(rpcUri, SECRET);
     const known = [...(await aria2.call<{ dir: string }[]>('aria2.tellActive', [['dir']])), ...(await aria2.call<{ dir: string }[]>('aria2.tellStopped', [0, 100, ['dir']]))];
     assert.ok(!known.some((d) => d.dir.startsWith(join(workDir(h()), tid))), 'aria2 no longer lists it');
     assert.ok(!existsSync(join(workDir(h()), tid)));
@@ -146,26 +127,16 @@ forEachDialect('offline downloads through aria2', (h) => {
   });
 
   test('offline_download of a torrent-only seed hands it to aria2; every file lands at <path>/<seed path>, checked against the seed; quick_save copies what Ferry holds', async () => {
-    const decoded = decodeTorrent(albumTorrent);
-    assert.ok(decoded.seed.files.every((f) => !f.sources?.length), 'no http source');
-    assert.ok(decoded.seed.files.some((f) => f.hashes.sha256), 'whole digests to check');
-    assert.equal((await h().post('/api/fs/mkdir', { path: '/dl-seed' }, { token })).status, 200);
-    const r = await h().post('/api/fs/seed/offline_download', { seed_data: albumTorrent.toString('base64'), path: '/dl-seed' }, { token });
-    assert.equal(r.status, 200, r.body.message);
-    const results = r.body.data.results as { path: string; method: string; task?: { id: string }; error?: string }[];
-    assert.equal(results.length, Object.keys(ALBUM).length);
-    for (const x of results) assert.equal(x.method, 'offline_download', `${x.path}: ${x.error}`);
-    const tid = results[0]!.task!.id;
-    assert.ok(results.every((x) => x.task!.id === tid), 'one download for the whole torrent');
-    const done = await settledTask(h(), token, tid, 'offline_download', 90_000);
-    assert.equal(done.state, 2, done.error);
-    const tr = await settledTransfer(h(), token, '/dl-seed');
-    assert.equal(tr.state, 2, tr.error);
-    for (const [p, data] of Object.entries(ALBUM)) assert.ok(readFileSync(join(filesDir(h()), 'dl-seed', p)).equals(data), p);
+    assert.ok(decodeTorrent(albumTorrent).seed.files.some((f) => f.hashes.sha256), 'whole digests to check');
+    await seedDownloadLands(h(), token, swarm, '/dl-seed');
     // the content is on a storage now: quick_save copies it (rapid upload), no tool involved
     assert.equal((await h().post('/api/fs/mkdir', { path: '/dl-quick' }, { token })).status, 200);
     const q = await h().post('/api/fs/seed/quick_save', { seed_data: albumTorrent.toString('base64'), path: '/dl-quick' }, { token });
-    assert.deepEqual((q.body.data.results as { method: string }[]).map((x) => x.method), results.map(() => 'rapid_upload'));
+    assert.deepEqual((q.body.data.results as { method: string }[]).map((x) => x.method), Object.keys(ALBUM).map(() => 'rapid_upload'));
+  });
+
+  test('a seeder serving corrupted pieces: aria2 drops them and fetches them again from the good seeder; the file lands with the right bytes', async () => {
+    await corruptedSeederRefetched(h(), token, swarm, 'aria2', '/dl-corrupt');
   });
 
   test('a seed whose digests disagree with what the swarm serves: the transfer fails naming the file, nothing wrong lands', async () => {

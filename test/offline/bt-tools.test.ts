@@ -5,7 +5,7 @@
  * a cancel mid-way leaves nothing in the target and the tool no longer holds the torrent.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { forEachDialect, requireCommand, type Harness } from '../support/harness.js';
@@ -15,6 +15,7 @@ import { seedOk } from '../seeds-peers/peers.js';
 import { QBittorrent } from '../../src/modules/offline/tools/qbittorrent.js';
 import { Transmission } from '../../src/modules/offline/tools/transmission.js';
 import type { DownloadTool } from '../../src/modules/offline/tools/tool.js';
+import { assertFilesAt, corruptedSeederRefetched, seedDownloadLands, settledTransfer } from './offline-helpers.js';
 import { freePort, qbittorrent, startSwarm, transmission, until, type Proc, type Swarm } from './swarm.js';
 
 let swarm: Swarm;
@@ -61,23 +62,7 @@ const CASES: ToolCase[] = [
 ];
 
 function assertAlbumAt(h: Harness, dir: string): void {
-  for (const [p, data] of Object.entries(swarm.album.files)) {
-    const abs = join(filesDir(h), dir, 'album', p);
-    assert.ok(existsSync(abs), `${p} landed`);
-    assert.ok(readFileSync(abs).equals(data), `${p} has the seeder's bytes`);
-  }
-}
-
-async function settledTransfer(h: Harness, token: string, target: string): Promise<any> {
-  const t = await until(async () => {
-    for (const kind of ['done', 'undone']) {
-      const r = await h.get(`/api/task/offline_download_transfer/${kind}`, { token });
-      const hit = (r.body.data as { id: string; name: string }[]).find((x) => x.name.endsWith(`to [](${target})`));
-      if (hit) return hit;
-    }
-    return null;
-  }, 60_000, `a transfer task to ${target}`);
-  return settledTask(h, token, t.id, 'offline_download_transfer');
+  assertFilesAt(h, join(dir, 'album'), swarm.album.files);
 }
 
 for (const c of CASES) {
@@ -125,6 +110,17 @@ for (const c of CASES) {
       assert.equal(tr.state, 2, tr.error);
       assertAlbumAt(h(), 'dl-torrent');
       assert.ok(!existsSync(join(h().dataDir, 'offline', tid)), 'the tool\'s copy is deleted');
+    });
+
+    test('offline_download of a torrent-only seed hands it to the tool; every file lands at <path>/<seed path>, checked against the seed', async () => {
+      await seedDownloadLands(h(), token, swarm, '/dl-seed');
+    });
+
+    test(c.name === 'Transmission'
+      ? 'a seeder serving corrupted pieces: Transmission drops them and either fetches them from the good seeder (the file lands right) or, having only the corrupt peer, shows the discarded data, lands nothing, and a cancel leaves nothing'
+      : `a seeder serving corrupted pieces: ${c.name} drops them and fetches them again from the good seeder; the file lands with the right bytes`, async (t) => {
+      const outcome = await corruptedSeederRefetched(h(), token, swarm, c.name, '/dl-corrupt', c.name === 'Transmission');
+      t.diagnostic(`${c.name}: ${outcome}`);
     });
 
     test('cancel mid-way: the tool drops the torrent, nothing lands', async () => {

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requireCommand } from '../support/commands.js';
 import { decodeTorrent } from '../../src/modules/seeds/formats/index.js';
+import { Aria2 } from '../../src/modules/offline/tools/aria2.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -57,14 +58,28 @@ export function opentracker(dir: string, port: number, infoHashes: string[]): Pr
 
 const QUIET_BT = ['--enable-dht=false', '--enable-dht6=false', '--bt-enable-lpd=false', '--enable-peer-exchange=false', '--no-conf=true', '--disable-ipv6=true'];
 
-/** An aria2c seeding `torrents` from `dataDir` (verified first), at most `uploadLimit` per second overall. */
-export function seeder(torrents: string[], dataDir: string, listenPort: number, uploadLimit = '0'): Proc {
-  return start('aria2c', [...QUIET_BT, '-Z', '--check-integrity=true', '--seed-ratio=0.0', `--max-overall-upload-limit=${uploadLimit}`, `--listen-port=${listenPort}`, '--bt-tracker-interval=1', `--dir=${dataDir}`, '--console-log-level=warn', '--summary-interval=0', ...torrents]);
+/**
+ * An aria2c seeding `torrents` from `dataDir` (verified first), at most `uploadLimit` per second overall.
+ * `unverified`: it seeds what `dataDir` holds without checking it (a seeder serving corrupted pieces).
+ */
+export function seeder(torrents: string[], dataDir: string, listenPort: number, uploadLimit = '0', unverified = false): Proc {
+  const check = unverified ? ['--check-integrity=false', '--bt-seed-unverified=true'] : ['--check-integrity=true'];
+  return start('aria2c', [...QUIET_BT, '-Z', ...check, '--seed-ratio=0.0', `--max-overall-upload-limit=${uploadLimit}`, `--listen-port=${listenPort}`, '--bt-tracker-interval=1', `--dir=${dataDir}`, '--console-log-level=warn', '--summary-interval=0', ...torrents]);
 }
 
 /** The aria2 Ferry drives: JSON-RPC on loopback with a secret. */
 export function aria2Rpc(rpcPort: number, secret: string, listenPort: number, dir: string): Proc {
   return start('aria2c', [...QUIET_BT, '--enable-rpc', '--rpc-listen-all=false', `--rpc-listen-port=${rpcPort}`, `--rpc-secret=${secret}`, `--listen-port=${listenPort}`, `--dir=${dir}`, '--bt-tracker-interval=1', '--console-log-level=warn', '--summary-interval=0']);
+}
+
+/** An `aria2c --enable-rpc` (secret `secret`) downloading by default below the swarm's root, once its RPC answers. */
+export async function startAria2(swarm: Swarm, secret: string): Promise<{ proc: Proc; uri: string; client: Aria2 }> {
+  const rpcPort = await freePort();
+  const proc = aria2Rpc(rpcPort, secret, await freePort(), join(swarm.root, 'aria2-default'));
+  const uri = `http://127.0.0.1:${rpcPort}/jsonrpc`;
+  const client = new Aria2(uri, secret);
+  await until(() => client.version().catch(() => null), 15_000, 'aria2 RPC');
+  return { proc, uri, client };
 }
 
 /** Waits until `fn` returns something truthy. */
@@ -85,6 +100,14 @@ export interface Swarm {
   album: { files: Record<string, Buffer>; torrent: Buffer; hash: string };
   /** One 6 MiB file (`big/big.bin`), seeded at 64 KiB/s so a download can be canceled half-way. */
   big: { torrent: Buffer; hash: string };
+  /**
+   * `odd/odd.bin` (400 KiB, 16 KiB pieces): a good seeder at 64 KiB/s and, at full speed, a seeder whose copy
+   * has every other piece corrupted and which serves it unverified.
+   */
+  odd: { data: Buffer; torrent: Buffer; hash: string; corruptedPieces: number[] };
+  /** The seeders' data folder (`album/`, `big/`, `odd/`) and the torrents' paths. */
+  dataDir: string;
+  torrentPath(name: 'album' | 'big' | 'odd'): string;
   magnet(hash: string, name: string): string;
   stop(): Promise<void>;
 }
@@ -108,19 +131,33 @@ export async function startSwarm(makeBytes: (size: number, seed: number) => Buff
   const data = join(root, 'seed-data');
   writeTree(join(data, 'album'), files);
   writeTree(join(data, 'big'), { 'big.bin': makeBytes(6 * 1024 * 1024, 23) });
-  for (const name of ['album', 'big']) seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
+  const oddData = makeBytes(400 * 1024, 24);
+  writeTree(join(data, 'odd'), { 'odd.bin': oddData });
+  for (const name of ['album', 'big', 'odd']) seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
   const albumTorrent = readFileSync(join(root, 'album.torrent'));
   const bigTorrent = readFileSync(join(root, 'big.torrent'));
   const album = { files, torrent: albumTorrent, hash: decodeTorrent(albumTorrent).info_hash };
   const big = { torrent: bigTorrent, hash: decodeTorrent(bigTorrent).info_hash };
-  procs.push(opentracker(join(root, 'tracker'), trackerPort, [album.hash, big.hash]));
+  const oddTorrent = readFileSync(join(root, 'odd.torrent'));
+  const corruptedPieces = Array.from({ length: oddData.length / 16384 }, (_, i) => i).filter((i) => i % 2 === 0);
+  const corrupt = Buffer.from(oddData);
+  for (const i of corruptedPieces) corrupt[i * 16384 + 100] = corrupt[i * 16384 + 100]! ^ 0xff;
+  const bad = join(root, 'corrupt-data');
+  writeTree(join(bad, 'odd'), { 'odd.bin': corrupt });
+  const odd = { data: oddData, torrent: oddTorrent, hash: decodeTorrent(oddTorrent).info_hash, corruptedPieces };
+  procs.push(opentracker(join(root, 'tracker'), trackerPort, [album.hash, big.hash, odd.hash]));
   procs.push(seeder([join(root, 'album.torrent')], data, await freePort()));
   procs.push(seeder([join(root, 'big.torrent')], data, await freePort(), '64K'));
+  procs.push(seeder([join(root, 'odd.torrent')], data, await freePort(), '64K'));
+  procs.push(seeder([join(root, 'odd.torrent')], bad, await freePort(), '0', true));
   return {
     root,
     trackerUrl,
     album,
     big,
+    odd,
+    dataDir: data,
+    torrentPath: (name) => join(root, `${name}.torrent`),
     magnet: (hash, name) => `magnet:?xt=urn:btih:${hash}&dn=${name}&tr=${encodeURIComponent(trackerUrl)}`,
     stop: async () => {
       for (const p of procs) await p.stop();
@@ -143,7 +180,7 @@ export function qbittorrent(profile: string, webPort: number, peerPort: number, 
   mkdirSync(conf, { recursive: true });
   writeFileSync(join(conf, 'qBittorrent.conf'), [
     '[LegalNotice]', 'Accepted=true', '',
-    '[BitTorrent]', 'Session\\DHTEnabled=false', 'Session\\LSDEnabled=false', 'Session\\PeXEnabled=false', `Session\\Port=${peerPort}`, 'Session\\AnonymousModeEnabled=false', '',
+    '[BitTorrent]', 'Session\\DHTEnabled=false', 'Session\\LSDEnabled=false', 'Session\\PeXEnabled=false', 'Session\\MultiConnectionsPerIp=true', `Session\\Port=${peerPort}`, 'Session\\AnonymousModeEnabled=false', '',
     '[Preferences]', `WebUI\\Port=${webPort}`, 'WebUI\\Address=127.0.0.1', `WebUI\\Username=${user}`, `WebUI\\Password_PBKDF2="@ByteArray(${salt.toString('base64')}:${key.toString('base64')})"`,
     'WebUI\\LocalHostAuth=true', 'WebUI\\HostHeaderValidation=false', 'WebUI\\CSRFProtection=false', 'Connection\\UPnP=false', 'General\\Locale=en', '',
   ].join('\n'));

@@ -3,7 +3,7 @@ import type { FsService } from '../fs/fs.service.js';
 import type { SeedsDeps } from '../seeds/seeds.deps.js';
 import type { UploadService } from '../fs/upload.service.js';
 import type { SettingsReader, SettingsService } from '../settings/settings.service.js';
-import type { TaskQueue } from '../tasks/tasks.service.js';
+import type { TaskQueue, TasksService } from '../tasks/tasks.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
 
 export interface OfflineDeps {
@@ -14,7 +14,8 @@ export interface OfflineDeps {
   uploads: Pick<UploadService, 'store'>;
   /** The site (SSRF rules: the site and `seed_trusted_source_hosts`). */
   links: SeedsDeps['links'];
-  tasks: TaskQueue;
+  /** Queue tasks; list them (start-up: which download folders are orphaned). */
+  tasks: TaskQueue & Pick<TasksService, 'list'>;
   users: Pick<UsersRepo, 'byId'>;
   /** `<data dir>/offline`: one folder per download, where tools write before the transfer. */
   workDir: string;

@@ -20,7 +20,7 @@ export const PERMISSIONS: readonly { bit: number; name: string }[] = [
   { bit: 15, name: 'Custom share id' },
 ];
 
-export const Perm = { WRITE: 3, RENAME: 4, MOVE: 5, COPY: 6, REMOVE: 7, SHARE: 14 } as const;
+export const Perm = { OFFLINE_DOWNLOAD: 2, WRITE: 3, RENAME: 4, MOVE: 5, COPY: 6, REMOVE: 7, SHARE: 14 } as const;
 
 export function hasBit(permission: number, bit: number): boolean {
   return ((permission >> bit) & 1) === 1;

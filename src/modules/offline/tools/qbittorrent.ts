@@ -94,9 +94,9 @@ export class QBittorrent implements DownloadTool {
   }
 
   async clear(dir: string, infoHash: string | null): Promise<void> {
-    if (!infoHash) return;
-    const list = await this.request(`/api/v2/torrents/info?hashes=${infoHash}`).then((t) => JSON.parse(t) as { save_path: string }[]).catch(() => []);
-    if (list[0] && list[0].save_path.replace(/\/+$/, '') === dir) await this.forget(infoHash, true);
+    // without a hash (an orphaned folder): every torrent saving into `dir`
+    const list = await this.request(`/api/v2/torrents/info${infoHash ? `?hashes=${infoHash}` : ''}`).then((t) => JSON.parse(t) as { hash: string; save_path: string }[]).catch(() => []);
+    for (const t of list) if (t.save_path.replace(/\/+$/, '') === dir) await this.forget(t.hash, true);
   }
 
   async forget(hash: string, deleteData: boolean): Promise<void> {

@@ -35,7 +35,7 @@ export interface DownloadTool {
   forget(id: string, deleteData: boolean): Promise<void>;
   /**
    * Removes what an earlier attempt of the same task left in the tool (a task taken over after its instance
-   * died starts again): downloads into `dir` (for Transmission and qBittorrent: of `infoHash`). Never throws.
+   * died starts again, or its task is gone): downloads into `dir` (of `infoHash` when given). Never throws.
    */
   clear(dir: string, infoHash: string | null): Promise<void>;
 }

@@ -16,10 +16,12 @@ interface TrTorrent {
   errorString: string;
   metadataPercentComplete: number;
   peersConnected: number;
+  /** Bytes of pieces that failed their hash check and were thrown away. */
+  corruptEver: number;
   files: { name: string; length: number }[];
 }
 
-const FIELDS = ['hashString', 'status', 'percentDone', 'sizeWhenDone', 'leftUntilDone', 'haveValid', 'error', 'errorString', 'metadataPercentComplete', 'peersConnected', 'files'];
+const FIELDS = ['hashString', 'status', 'percentDone', 'sizeWhenDone', 'leftUntilDone', 'haveValid', 'error', 'errorString', 'metadataPercentComplete', 'peersConnected', 'corruptEver', 'files'];
 const TR_LOCAL_ERROR = 3;
 
 export class Transmission implements DownloadTool {
@@ -81,16 +83,16 @@ export class Transmission implements DownloadTool {
     const r = await this.call<{ torrents: TrTorrent[] }>('torrent-get', { ids: [hash], fields: FIELDS });
     const t = r.torrents[0];
     if (!t) return { state: 'error', doneBytes: 0, totalBytes: 0, error: 'Transmission: the download was removed from Transmission', text: '' };
-    const base = { doneBytes: t.haveValid, totalBytes: t.sizeWhenDone, text: `Transmission: ${Math.floor(t.percentDone * 100)}%, ${t.peersConnected} peers` };
+    const base = { doneBytes: t.haveValid, totalBytes: t.sizeWhenDone, text: `Transmission: ${Math.floor(t.percentDone * 100)}%, ${t.peersConnected} peers${t.corruptEver > 0 ? `, ${t.corruptEver} bytes of corrupt pieces discarded` : ''}` };
     if (t.error === TR_LOCAL_ERROR) return { ...base, state: 'error', error: `Transmission: ${t.errorString}` };
     if (t.metadataPercentComplete < 1 || t.leftUntilDone > 0 || t.percentDone < 1 || t.files.length === 0) return { ...base, state: 'active' };
     return { ...base, state: 'done', files: t.files.map((f) => ({ rel: f.name, size: f.length })), seeding: true };
   }
 
   async clear(dir: string, infoHash: string | null): Promise<void> {
-    if (!infoHash) return;
-    const r = await this.call<{ torrents: { downloadDir: string }[] }>('torrent-get', { ids: [infoHash], fields: ['downloadDir'] }).catch(() => null);
-    if (r?.torrents[0]?.downloadDir.replace(/\/+$/, '') === dir) await this.forget(infoHash, true);
+    // without a hash (an orphaned folder): every torrent downloading into `dir`
+    const r = await this.call<{ torrents: { hashString: string; downloadDir: string }[] }>('torrent-get', { ...(infoHash ? { ids: [infoHash] } : {}), fields: ['hashString', 'downloadDir'] }).catch(() => null);
+    for (const t of r?.torrents ?? []) if (t.downloadDir.replace(/\/+$/, '') === dir) await this.forget(t.hashString, true);
   }
 
   async forget(hash: string, deleteData: boolean): Promise<void> {

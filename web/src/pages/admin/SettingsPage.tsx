@@ -9,6 +9,7 @@ import { CopyButton, InlineError, PageHeader, Spinner } from '../../components/u
 import { useSession } from '../../session.js';
 import type { Setting } from '../../types.js';
 import { IndexPanel } from './IndexPanel.js';
+import { OFFLINE_TOOL_KEYS, OfflineToolsPanel } from './OfflineToolsPanel.js';
 
 const GROUPS: Record<string, { title: string; intro: string }> = {
   site: { title: 'Site', intro: 'Name and API compatibility.' },
@@ -17,7 +18,7 @@ const GROUPS: Record<string, { title: string; intro: string }> = {
   index: { title: 'Search', intro: 'The name index behind search (build/update/clear above).' },
   seed: { title: 'Transfer seeds', intro: 'Defaults for .oss / .torrent / .cas sidecars, the seed wizard and sources.' },
   display: { title: 'OpenList web UI', intro: 'What the official OpenList web UI reads to show itself; Ferry\'s own UI ignores these.' },
-  offline: { title: 'Offline downloads', intro: 'aria2, Transmission and qBittorrent (set and checked with set_aria2 / set_transmission / set_qbit), seeding times, plain http(s) through tools.' },
+  offline: { title: 'Offline downloads', intro: 'aria2, Transmission and qBittorrent: each is saved only after its connection is checked (set_aria2 / set_transmission / set_qbit). Plain http(s) through tools below.' },
 };
 
 function problem(s: Setting, v: string): string | null {
@@ -49,7 +50,8 @@ export function SettingsPage() {
   const problems = useMemo(() => Object.fromEntries(changed.map((s) => [s.key, problem(s, draft[s.key] ?? '')]).filter(([, p]) => p)), [changed, draft]);
   const groups = useMemo(() => {
     const m = new Map<string, Setting[]>();
-    for (const s of settings ?? []) m.set(s.section, [...(m.get(s.section) ?? []), s]);
+    // the tool endpoints are set through their own forms (checked by the server), not the generic list
+    for (const s of settings ?? []) if (!OFFLINE_TOOL_KEYS.has(s.key)) m.set(s.section, [...(m.get(s.section) ?? []), s]);
     return [...m.entries()].sort(([a], [b]) => Object.keys(GROUPS).indexOf(a) - Object.keys(GROUPS).indexOf(b));
   }, [settings]);
 
@@ -113,6 +115,7 @@ export function SettingsPage() {
             <section key={group} className="card" aria-labelledby={`group-${group}`}>
               <h2 id={`group-${group}`}>{GROUPS[group]?.title ?? group}</h2>
               {GROUPS[group] && <p className="muted">{GROUPS[group].intro}</p>}
+              {group === 'offline' && settings && <OfflineToolsPanel settings={settings} onSaved={reload} />}
               <div className="settings-list">{list.map(field)}</div>
             </section>
           ))}

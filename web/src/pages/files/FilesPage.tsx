@@ -19,6 +19,7 @@ import type { Obj, SeedFormat } from '../../types.js';
 import { Breadcrumb } from './Breadcrumb.js';
 import { FileGrid } from './FileGrid.js';
 import { FileTable, sortObjs, type Sort } from './FileTable.js';
+import { OfflineDownloadDialog } from './OfflineDownloadDialog.js';
 import { SearchBox } from './SearchBox.js';
 import { parseMatrix } from './SeedOptions.js';
 import { ShareDialog } from './ShareDialog.js';
@@ -52,7 +53,7 @@ function savedView(): FilesView {
   }
 }
 
-type DialogState = { kind: 'share'; names: string[] } | { kind: 'move' | 'copy'; names: string[] } | null;
+type DialogState = { kind: 'share'; names: string[] } | { kind: 'move' | 'copy'; names: string[] } | { kind: 'offline' } | null;
 
 export function FilesPage({ path }: { path: string }) {
   const session = useSession();
@@ -226,6 +227,11 @@ export function FilesPage({ path }: { path: string }) {
               <button type="button" className="btn" onClick={() => void mkdir()}>
                 New folder
               </button>
+              {can(me, Perm.OFFLINE_DOWNLOAD) && (
+                <button type="button" className="btn" onClick={() => setDialog({ kind: 'offline' })}>
+                  Offline download
+                </button>
+              )}
               <button type="button" className="btn btn-ghost" aria-expanded={showOptions} onClick={() => setShowOptions(!showOptions)}>
                 Upload options{options.sidecars ? ' (sidecars on)' : ''}
               </button>
@@ -340,6 +346,15 @@ export function FilesPage({ path }: { path: string }) {
       )}
       <FolderReadme items={items} urlOf={downloadUrl} />
 
+      {dialog?.kind === 'offline' && (
+        <OfflineDownloadDialog
+          dir={path}
+          onClose={() => {
+            setDialog(null);
+            void load(true);
+          }}
+        />
+      )}
       {dialog?.kind === 'share' && <ShareDialog paths={dialog.names.map(fullPath)} onClose={() => setDialog(null)} />}
       {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
         <TransferDialog

@@ -8,6 +8,7 @@ export const TASK_TYPES = [
   { id: 'copy', label: 'Copies' },
   { id: 'move', label: 'Moves' },
   { id: 'offline_download', label: 'Offline downloads' },
+  { id: 'offline_download_transfer', label: 'Download transfers' },
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number]['id'];
 
