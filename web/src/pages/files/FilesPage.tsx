@@ -351,7 +351,7 @@ export function FilesPage({ path }: { path: string }) {
           dir={path}
           onClose={() => {
             setDialog(null);
-            void load(true);
+            void load();
           }}
         />
       )}
