@@ -1,8 +1,9 @@
 /**
  * Thumbnails: images through sharp, video frames through Debian's ffmpeg, made on first request and
  * cached under `<data>/thumbs/` keyed by storage, path, size and modification time (a changed file gets
- * a new key; stale keys are pruned by `prune`). At most `concurrency` are made at once, and two requests
- * for the same thumbnail share one job. A missing ffmpeg turns video thumbnails off with a log line.
+ * a new key). At most `concurrency` are made at once, and two requests for the same thumbnail share one
+ * job; `thumbnails` tasks (thumbs.task.ts) make a whole folder's ahead of time under the same bound.
+ * A missing ffmpeg turns video thumbnails off with a log line.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -52,6 +53,11 @@ export class Thumbnails implements ThumbnailPort {
     if (!this.ffmpeg) o.logger.info('ffmpeg not found: video thumbnails are off (install Debian ffmpeg to turn them on)');
   }
 
+  /** How many thumbnails are made at once (requests and folder tasks together). */
+  get concurrency(): number {
+    return this.limit;
+  }
+
   has(name: string): boolean {
     return this.kindOf(name) !== null;
   }
@@ -78,13 +84,28 @@ export class Thumbnails implements ThumbnailPort {
     }
   }
 
+  /**
+   * Makes a file's thumbnail unless it is cached (the folder task): `cached`, `made`, or `failed` (not an image or
+   * video it can decode). Shares the bounded concurrency and the in-flight jobs with requests.
+   */
+  async ensure(loc: Located, e: Pick<Entry, 'name' | 'size' | 'modified' | 'isDir'>): Promise<'cached' | 'made' | 'failed'> {
+    if (!this.kindOf(e.name) || e.isDir) return 'failed';
+    if (await exists(this.target(loc.storage.record.id, loc.inner, e))) return 'cached';
+    return (await this.file(loc, e)) ? 'made' : 'failed';
+  }
+
+  private target(storageId: number, inner: string, e: Pick<Entry, 'size' | 'modified'>): string {
+    const key = createHash('sha256').update(`${storageId}\0${inner}\0${e.size}\0${e.modified.getTime()}`).digest('hex');
+    return join(this.cacheDir, key.slice(0, 2), `${key}.webp`);
+  }
+
   /** The cached WebP for a file, made now if needed. Throws ThumbnailError when none can be made. */
   private async cached(storageId: number, driver: StorageDriver, inner: string, e: Pick<Entry, 'name' | 'size' | 'modified' | 'isDir'>): Promise<string> {
     const kind = this.kindOf(e.name);
     if (!kind || e.isDir) throw new ThumbnailError('this file has no thumbnail');
-    const key = createHash('sha256').update(`${storageId}\0${inner}\0${e.size}\0${e.modified.getTime()}`).digest('hex');
-    const target = join(this.cacheDir, key.slice(0, 2), `${key}.webp`);
-    if (await stat(target).then(() => true, () => false)) return target;
+    const target = this.target(storageId, inner, e);
+    if (await exists(target)) return target;
+    const key = target;
     let job = this.jobs.get(key);
     if (!job) {
       job = this.limited(() => this.make(kind, driver, inner, target)).finally(() => this.jobs.delete(key));
@@ -170,6 +191,8 @@ export class Thumbnails implements ThumbnailPort {
     });
   }
 }
+
+const exists = (p: string): Promise<boolean> => stat(p).then(() => true, () => false);
 
 let ffmpegFound: string | null | undefined;
 
