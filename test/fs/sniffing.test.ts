@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import sharp from 'sharp';
 import { sniffBytes } from '../../src/modules/fs/sniff.js';
 import { forEachDialect } from '../support/harness.js';
+import { injectPut } from './helpers.js';
 
 const HTML = Buffer.from('<!DOCTYPE html><html><body><script>fetch("/api/me",{headers:{authorization:localStorage.token}})</script></body></html>');
 const SVG = Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
@@ -28,15 +29,7 @@ forEachDialect('content sniffing', (h) => {
   let admin: string;
   let png: Buffer;
 
-  const put = async (path: string, data: Buffer) => {
-    const r = await h().app.inject({
-      method: 'PUT',
-      url: '/api/fs/put',
-      headers: { authorization: admin, 'file-path': encodeURIComponent(path), 'content-type': 'application/octet-stream', overwrite: 'true' },
-      payload: data,
-    });
-    assert.equal(r.statusCode, 200, r.body);
-  };
+  const put = (path: string, data: Buffer) => injectPut(h(), admin, path, data);
   const get = async (path: string) => {
     const r = await h().post('/api/fs/get', { path }, { token: admin });
     assert.equal(r.status, 200, r.body.message);
