@@ -15,6 +15,7 @@ const benchmarks: Record<string, () => Promise<BenchModule>> = {
   hostile: () => import('./hostile.js'),
   datapath: () => import('./datapath.js'),
   search: () => import('./search.js'),
+  thumbnails: () => import('./thumbnails.js'),
 };
 
 async function main(): Promise<void> {

@@ -39,6 +39,7 @@ const BENCH_PACKAGES = {
   plocate: 'search yardstick',
   wrk: 'request rates',
   hyperfine: 'command timings',
+  'libvips-tools': 'thumbnail yardstick (vipsthumbnail)',
 };
 
 const args = new Set(process.argv.slice(2));

@@ -10,6 +10,7 @@ import { fsBatchRoutes } from '../modules/fs/fs-batch.routes.js';
 import { fsRoutes } from '../modules/fs/fs.routes.js';
 import { uploadRoutes } from '../modules/fs/upload.routes.js';
 import { searchRoutes } from '../modules/search/search.routes.js';
+import { thumbsRoutes } from '../modules/thumbs/thumbs.routes.js';
 import { metasRoutes } from '../modules/metas/metas.routes.js';
 import { openListRoutes } from '../modules/openlist/openlist.routes.js';
 import { offlineRoutes } from '../modules/offline/offline.routes.js';
@@ -66,6 +67,7 @@ export async function buildHttpServer(s: Services): Promise<HttpApp> {
   fsBatchRoutes(app, s);
   uploadRoutes(app, s);
   downloadRoutes(app, s);
+  thumbsRoutes(app, s);
   sharesRoutes(app, s);
   tasksRoutes(app, { tasks: s.tasks, users: s.usersRepo });
   seedsRoutes(app, s.seeds);

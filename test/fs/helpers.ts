@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { CephS3 } from '../support/ceph.js';
 import { api, startServer, type ServerProcess } from '../support/process.js';
+import type { Harness } from '../support/harness.js';
 
 export const ADMIN_PASSWORD = 'fs-admin-pass-1';
 export const MiB = 1024 * 1024;
@@ -344,4 +345,15 @@ export function s3Addition(ceph: CephS3, prefix: string, extra: Record<string, u
     upload_part_size: 5,
     ...extra,
   };
+}
+
+/** PUT /api/fs/put through the in-process harness (overwriting); fails the test on any error. */
+export async function injectPut(h: Harness, token: string, path: string, data: Buffer): Promise<void> {
+  const r = await h.app.inject({
+    method: 'PUT',
+    url: '/api/fs/put',
+    headers: { authorization: token, 'file-path': encodeURIComponent(path), 'content-type': 'application/octet-stream', overwrite: 'true' },
+    payload: data,
+  });
+  assert.equal(r.statusCode, 200, r.body);
 }

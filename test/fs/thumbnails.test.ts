@@ -16,6 +16,7 @@ import sharp from 'sharp';
 import { Thumbnails } from '../../src/modules/thumbs/thumbs.service.js';
 import { requireCommand, run } from '../support/commands.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
+import { injectPut } from './helpers.js';
 
 let media: string;
 const ffmpeg = (...args: string[]) => run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
@@ -34,15 +35,7 @@ forEachDialect('thumbnails', (h) => {
   let admin: string;
   let root: string;
 
-  const put = async (path: string, data: Buffer) => {
-    const r = await h().app.inject({
-      method: 'PUT',
-      url: '/api/fs/put',
-      headers: { authorization: admin, 'file-path': encodeURIComponent(path), 'content-type': 'application/octet-stream', 'overwrite': 'true' },
-      payload: data,
-    });
-    assert.equal(r.statusCode, 200, r.body);
-  };
+  const put = (path: string, data: Buffer) => injectPut(h(), admin, path, data);
   const listing = async (path: string) => {
     const r = await h().post('/api/fs/list', { path }, { token: admin });
     assert.equal(r.status, 200, r.body.message);

@@ -3,6 +3,8 @@ import { extensionOf } from '../../lib/paths.js';
 import { isoTime } from '../../lib/time.js';
 import type { Entry } from '../storages/drivers/index.js';
 import type { ObjView } from './fs.schemas.js';
+import { contentType } from './serve-file.js';
+import type { Sniffed } from './sniff.js';
 
 const TYPES: [number, string[]][] = [
   [3, ['mp3', 'flac', 'ogg', 'm4a', 'wav', 'opus', 'wma']],
@@ -16,6 +18,24 @@ const TYPE_OF = new Map(TYPES.flatMap(([t, exts]) => exts.map((e) => [e, t] as c
 /** OpenList type number from the name: 0 unknown, 2 video, 3 audio, 4 text, 5 image. */
 export function fileType(name: string): number {
   return TYPE_OF.get(extensionOf(name)) ?? 0;
+}
+
+/**
+ * A file's OpenList type and MIME type by its first bytes (`fs/get`), the name deciding only what the bytes leave
+ * open: a PNG named `.txt` is an image (5, `image/png`); HTML named `.png` is text (4, `text/html`), as is any
+ * markup but an SVG named `.svg` (an image, shown through `<img>` only); a `.png` whose bytes are no known format
+ * is unknown (0). `sniffed` null (unreadable): the name alone.
+ */
+export function sniffedType(name: string, sniffed: Sniffed | null): { type: number; content_type: string } {
+  const named = fileType(name);
+  if (!sniffed) return { type: named, content_type: contentType(name) };
+  const { mime, markup } = sniffed;
+  if (markup) return { type: mime === 'image/svg+xml' && extensionOf(name) === 'svg' ? 5 : 4, content_type: mime ?? 'text/html' };
+  if (mime) {
+    const kind = mime.split('/')[0];
+    return { type: kind === 'image' ? 5 : kind === 'video' ? 2 : kind === 'audio' ? 3 : 0, content_type: mime };
+  }
+  return named === 4 ? { type: 4, content_type: contentType(name) } : { type: 0, content_type: 'application/octet-stream' };
 }
 
 export function presentObj(e: Entry, sign: string, thumb = ''): ObjView {

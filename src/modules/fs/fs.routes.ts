@@ -8,7 +8,8 @@ import { assertSafeName, stripBasePath } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
 import { compareListed, compareNames } from '../../lib/name-order.js';
 import { can, isAdmin, Perm } from '../users/user.model.js';
-import { encodePath, presentObj } from './fs.present.js';
+import { encodePath, presentObj, sniffedType } from './fs.present.js';
+import { sniffFile } from './sniff.js';
 import type { ThumbnailPort } from './fs.ports.js';
 import type { FsService } from './fs.service.js';
 import { COPY_TASK, MOVE_TASK } from './fs.task.js';
@@ -78,8 +79,10 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     await access.requireAccess(user, full, e.isDir, req.body.password, req.ip, user.basePath);
     const always = !e.isDir && (await access.needsSign(full));
     const obj = presentObj({ ...e, name: full === user.basePath && full !== '/' ? baseName(full) : e.name }, e.isDir ? '' : (await links.signer(always))(full));
+    const loc = e.isDir ? null : await fs.locate(full);
     return ok({
       ...obj,
+      ...(loc ? sniffedType(obj.name, await sniffFile(loc.driver, loc.inner, e.size)) : { content_type: '' }),
       raw_url: e.isDir ? '' : await links.direct(requestOrigin(req), full, always),
       ...(await access.folderTexts(e.isDir ? full : parentOf(full))),
       provider: e.storage?.record.driver ?? 'unknown',

@@ -34,7 +34,14 @@ export const FsListSchema = Type.Object({
 
 export const FsGetSchema = Type.Intersect([
   ObjSchema,
-  Type.Object({ raw_url: Type.String(), readme: Type.String(), header: Type.String(), provider: Type.String(), related: Type.Null() }),
+  Type.Object({
+    raw_url: Type.String(),
+    readme: Type.String(),
+    header: Type.String(),
+    provider: Type.String(),
+    related: Type.Null(),
+    content_type: Type.String({ description: "the MIME type the file's first bytes show (a folder: empty); `type` is judged by them too, the extension only where they leave it open" }),
+  }),
 ]);
 
 export const DirSchema = Type.Object({ name: Type.String(), modified: Type.String() });

@@ -7,11 +7,13 @@
  * (README "Security model"): every response carries `X-Content-Type-Options: nosniff` and a
  * `Content-Security-Policy` whose `sandbox` gives a document opened from it an opaque origin with
  * scripts off (it cannot read the UI's token from localStorage). Files are attachments unless the
- * link asks for `inline=1` and the type is passive (images but SVG, audio, video, plain text, PDF).
+ * link asks for `inline=1` and the type is passive (images but SVG, audio, video, plain text, PDF) by its name
+ * AND by its first bytes (sniff.ts): an `evil.png` holding HTML is an `application/octet-stream` attachment.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extname } from 'node:path';
 import type { Entry, StorageDriver } from '../storages/drivers/index.js';
+import { sniffFile, type Sniffed } from './sniff.js';
 
 const MIME: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8', '.md': 'text/markdown; charset=utf-8', '.json': 'application/json', '.html': 'text/html; charset=utf-8',
@@ -26,7 +28,18 @@ const MIME: Record<string, string> = {
 /** Types a browser shows without running anything of the file's own. SVG, HTML, XML and scripts are not among them. */
 const PASSIVE = /^(?:image\/(?:png|jpeg|gif|webp|avif|x-icon)|audio\/|video\/|text\/plain|application\/pdf)/;
 
-/** `inline=1` asks for inline display; only passive types get it. */
+/**
+ * The type to show a file inline as, when its name says a passive type (`named`): the one its first bytes show
+ * when that is passive, `named` for plain text that shows no binary type; null (an attachment) for markup, for
+ * bytes of another kind (an `.png` holding HTML or a zip), and for a file that could not be read.
+ */
+export function inlineType(named: string, sniffed: Sniffed | null): string | null {
+  if (!sniffed || sniffed.markup) return null;
+  if (sniffed.mime) return PASSIVE.test(sniffed.mime) ? sniffed.mime : null;
+  return named.startsWith('text/plain') ? named : null;
+}
+
+/** `inline=1` asks for inline display; only passive types get it, judged by the file's bytes (`inlineType`). */
 export function wantsInline(query: unknown): boolean {
   const v = (query as { inline?: unknown } | undefined)?.inline;
   return v === '1' || v === 'true';
@@ -115,8 +128,13 @@ export interface ServeOptions {
 
 export async function serveFile(req: FastifyRequest, reply: FastifyReply, driver: StorageDriver, inner: string, e: Entry, o: ServeOptions = {}): Promise<FastifyReply> {
   const etag = o.etag ?? etagOf(e);
-  const type = contentType(e.name);
-  const inline = wantsInline(req.query) && PASSIVE.test(type);
+  let type = contentType(e.name);
+  let inline = false;
+  if (wantsInline(req.query) && PASSIVE.test(type)) {
+    const shown = inlineType(type, await sniffFile(driver, inner, e.size));
+    inline = shown !== null;
+    type = shown ?? 'application/octet-stream';
+  }
   reply
     .headers(fileSecurityHeaders(type))
     .header('Accept-Ranges', 'bytes')

@@ -15,7 +15,7 @@ export const TaskState = {
 
 export const DONE_STATES: readonly number[] = [TaskState.SUCCEEDED, TaskState.CANCELED, TaskState.FAILED];
 /** Every task type Ferry runs: each must have a definition registered at start-up (tasks.requireDefinitions). */
-export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download', 'offline_download_transfer'] as const;
+export const TASK_TYPES = ['upload', 'copy', 'move', 'seed_generate', 'offline_download', 'offline_download_transfer', 'thumbnails'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export type TaskRow = Selectable<TasksTable>;

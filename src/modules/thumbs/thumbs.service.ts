@@ -1,8 +1,9 @@
 /**
  * Thumbnails: images through sharp, video frames through Debian's ffmpeg, made on first request and
  * cached under `<data>/thumbs/` keyed by storage, path, size and modification time (a changed file gets
- * a new key; stale keys are pruned by `prune`). At most `concurrency` are made at once, and two requests
- * for the same thumbnail share one job. A missing ffmpeg turns video thumbnails off with a log line.
+ * a new key). At most `concurrency` are made at once, and two requests for the same thumbnail share one
+ * job; `thumbnails` tasks (thumbs.task.ts) make a whole folder's ahead of time under the same bound.
+ * A missing ffmpeg turns video thumbnails off with a log line.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,6 +26,12 @@ export const THUMB_EDGE = 256;
 /** Larger images are not decoded (decompression bombs): 100 megapixels. */
 const MAX_PIXELS = 100_000_000;
 const FFMPEG_TIMEOUT_MS = 30_000;
+// Every image is decoded once (the result is cached on disk): libvips' operation cache would only hold memory.
+// One libvips thread per thumbnail: `concurrency` thumbnails already run at once, and fewer threads mean fewer
+// malloc arenas (peak RSS) and less contention (npm run bench -- thumbnails: faster, not slower). Ferry is the only
+// user of sharp in its process.
+sharp.cache(false);
+sharp.concurrency(1);
 
 export interface ThumbnailsOptions {
   cacheDir: string;
@@ -50,6 +57,11 @@ export class Thumbnails implements ThumbnailPort {
     this.limit = Math.max(1, o.concurrency ?? 2);
     this.ffmpeg = o.ffmpeg === undefined ? findFfmpeg() : o.ffmpeg;
     if (!this.ffmpeg) o.logger.info('ffmpeg not found: video thumbnails are off (install Debian ffmpeg to turn them on)');
+  }
+
+  /** How many thumbnails are made at once (requests and folder tasks together). */
+  get concurrency(): number {
+    return this.limit;
   }
 
   has(name: string): boolean {
@@ -78,13 +90,28 @@ export class Thumbnails implements ThumbnailPort {
     }
   }
 
+  /**
+   * Makes a file's thumbnail unless it is cached (the folder task): `cached`, `made`, or `failed` (not an image or
+   * video it can decode). Shares the bounded concurrency and the in-flight jobs with requests.
+   */
+  async ensure(loc: Located, e: Pick<Entry, 'name' | 'size' | 'modified' | 'isDir'>): Promise<'cached' | 'made' | 'failed'> {
+    if (!this.kindOf(e.name) || e.isDir) return 'failed';
+    if (await exists(this.target(loc.storage.record.id, loc.inner, e))) return 'cached';
+    return (await this.file(loc, e)) ? 'made' : 'failed';
+  }
+
+  private target(storageId: number, inner: string, e: Pick<Entry, 'size' | 'modified'>): string {
+    const key = createHash('sha256').update(`${storageId}\0${inner}\0${e.size}\0${e.modified.getTime()}`).digest('hex');
+    return join(this.cacheDir, key.slice(0, 2), `${key}.webp`);
+  }
+
   /** The cached WebP for a file, made now if needed. Throws ThumbnailError when none can be made. */
   private async cached(storageId: number, driver: StorageDriver, inner: string, e: Pick<Entry, 'name' | 'size' | 'modified' | 'isDir'>): Promise<string> {
     const kind = this.kindOf(e.name);
     if (!kind || e.isDir) throw new ThumbnailError('this file has no thumbnail');
-    const key = createHash('sha256').update(`${storageId}\0${inner}\0${e.size}\0${e.modified.getTime()}`).digest('hex');
-    const target = join(this.cacheDir, key.slice(0, 2), `${key}.webp`);
-    if (await stat(target).then(() => true, () => false)) return target;
+    const target = this.target(storageId, inner, e);
+    if (await exists(target)) return target;
+    const key = target;
     let job = this.jobs.get(key);
     if (!job) {
       job = this.limited(() => this.make(kind, driver, inner, target)).finally(() => this.jobs.delete(key));
@@ -114,7 +141,11 @@ export class Thumbnails implements ThumbnailPort {
           .rotate()
           .resize(THUMB_EDGE, THUMB_EDGE, { fit: 'inside', withoutEnlargement: true })
           .webp({ quality: 70 });
-      if (kind === 'image') {
+      const host = driver.localFile?.(inner);
+      if (kind === 'image' && host) {
+        // from the file itself: libvips reads only what it decodes (no copy of the whole file in memory)
+        await sharp(host, options).rotate().resize(THUMB_EDGE, THUMB_EDGE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 70 }).toFile(tmp);
+      } else if (kind === 'image') {
         const img = shrink();
         const done = img.toFile(tmp);
         await Promise.all([pipeline(await driver.read(inner), img), done]);
@@ -170,6 +201,8 @@ export class Thumbnails implements ThumbnailPort {
     });
   }
 }
+
+const exists = (p: string): Promise<boolean> => stat(p).then(() => true, () => false);
 
 let ffmpegFound: string | null | undefined;
 
