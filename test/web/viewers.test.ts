@@ -17,6 +17,7 @@ import { apiOk, putFile } from './seeds-support.js';
 
 const CODE = `// greeting\nexport function greet(name: string): string {\n  return \`hello \${name}\`;\n}\n`;
 const MARKDOWN = '# Harbour notes\n\nSome *text* and a [link](https://example.org).\n\n<script>window.__pwned = 1</script>\n<img src="x" onerror="window.__pwned = 2">\n';
+const EVIL_HTML = '<!doctype html><html><body><script>window.__pwned = 3</script><p>not a picture</p></body></html>\n';
 const PDF = [
   '%PDF-1.4',
   '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
@@ -56,6 +57,10 @@ describe('web: file viewers', () => {
     await putFile(app, token, '/docs/README.md', Buffer.from('# About these docs\n\nRead me first.\n'));
     await putFile(app, token, '/docs/paper.pdf', Buffer.from(PDF));
     await putFile(app, token, '/docs/data.bin', Buffer.alloc(100, 7));
+    // names that lie about the bytes: the viewer goes by what fs/get sniffs
+    await apiOk(app, token, '/api/fs/mkdir', { path: '/sniff' });
+    await putFile(app, token, '/sniff/holiday.txt', readFileSync(join(tmp, 'a.png')));
+    await putFile(app, token, '/sniff/evil.png', Buffer.from(EVIL_HTML));
     await putFile(app, token, '/docs/big.log', Buffer.from('line of the log file\n'.repeat(30_000)));
     page = await app.newPage();
     page.on('request', (r) => requests.push(r));
@@ -154,6 +159,16 @@ describe('web: file viewers', () => {
     await page.locator('.viewer article h1', { hasText: 'Harbour notes' }).waitFor();
     assert.equal(await page.locator('.viewer article script').count(), 0);
     assert.equal(await page.locator('.viewer article [onerror]').count(), 0);
+    assert.equal(await page.evaluate('window.__pwned ?? null'), null);
+  });
+
+  test('where the name lies, the bytes choose the viewer: a PNG named .txt is an image, HTML named .png is source text', async () => {
+    await open('/sniff', 'holiday.txt');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.viewer img')?.complete === true);
+    assert.deepEqual(await page.locator('.viewer img').evaluate((i: any) => [i.naturalWidth, i.naturalHeight]), [64, 48]);
+    await open('/sniff', 'evil.png');
+    await page.locator('.viewer pre', { hasText: '<script>window.__pwned = 3</script>' }).waitFor();
+    assert.equal(await page.locator('.viewer img').count(), 0);
     assert.equal(await page.evaluate('window.__pwned ?? null'), null);
   });
 

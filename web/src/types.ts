@@ -11,6 +11,7 @@ export type User = Data<'/api/me', 'get'>;
 export type PublicSettings = Data<'/api/public/settings', 'get'>;
 export type FsList = Data<'/api/fs/list', 'post'>;
 export type Obj = FsList['content'][number];
+export type FsGet = Data<'/api/fs/get', 'post'>;
 export type Share = Data<'/api/share/create', 'post'>;
 export type SshKey = Data<'/api/me/sshkey/list', 'get'>['content'][number];
 export type AppPassword = Data<'/api/me/app_password/list', 'get'>['content'][number];

@@ -24,6 +24,21 @@ export function viewKind(name: string): ViewKind {
   return BY_EXT.get(ext) ?? 'other';
 }
 
+/**
+ * The kind a file's bytes show (`content_type` from `fs/get`), where they overrule its name: a PNG
+ * named `.txt` opens as an image, HTML or SVG named `.png` as text (its source, never rendered).
+ * Undefined: the bytes leave it open (plain text, unknown) — the name decides.
+ */
+export function sniffedKind(contentType: string | undefined, name: string): ViewKind | undefined {
+  if (!contentType || isSeedFile(name)) return undefined;
+  const named = viewKind(name);
+  if (contentType === 'image/svg+xml') return named === 'image' && extension(name) === 'svg' ? 'image' : 'text';
+  if (contentType === 'text/html' || contentType.endsWith('/xml') || contentType.endsWith('+xml')) return 'text';
+  if (contentType === 'application/pdf') return 'pdf';
+  for (const k of ['image', 'video', 'audio'] as const) if (contentType.startsWith(`${k}/`)) return k;
+  return undefined;
+}
+
 /** The highlight.js language for a file, when its extension names one. */
 export function languageOf(name: string): string | undefined {
   const ext = extension(name) || name.toLowerCase();

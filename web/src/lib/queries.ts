@@ -4,7 +4,7 @@
  */
 import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { api } from '../api.js';
-import type { FsList } from '../types.js';
+import type { FsGet, FsList } from '../types.js';
 
 export const folderKey = (dir: string) => ['fs', 'list', dir] as const;
 
@@ -16,4 +16,9 @@ export function useFolder(dir: string) {
 /** Marks a folder's listing stale; mounted pages showing it fetch it again. */
 export function invalidateFolder(qc: QueryClient, dir: string): Promise<void> {
   return qc.invalidateQueries({ queryKey: folderKey(dir) });
+}
+
+/** One file's details (`POST /api/fs/get`): its `content_type` is what its first bytes show. */
+export function useFileInfo(path: string) {
+  return useQuery({ queryKey: ['fs', 'get', path] as const, queryFn: ({ signal }) => api.post<FsGet>('/api/fs/get', { path }, { signal }) });
 }

@@ -8,7 +8,7 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { formatBytes, formatDate } from '../../lib/format.js';
-import { viewKind, type ViewKind } from '../../lib/fileKinds.js';
+import { sniffedKind, viewKind, type ViewKind } from '../../lib/fileKinds.js';
 import { Link, useNavigate } from '../../router.js';
 import type { Obj } from '../../types.js';
 import { ImageView, MediaView, PdfView } from './MediaViews.js';
@@ -29,12 +29,14 @@ export interface FileViewerProps {
   back: { href: string; label: string };
   /** Where saving an edited text file goes (`PUT /api/fs/put`), when the viewer may write. */
   editPath?: string;
+  /** The MIME type the file's bytes show (`fs/get`), when known: it overrules a lying extension. */
+  contentType?: string;
 }
 
-export function FileViewer({ name, items, error, urlOf, viewHrefOf, back, editPath }: FileViewerProps) {
+export function FileViewer({ name, items, error, urlOf, viewHrefOf, back, editPath, contentType }: FileViewerProps) {
   const navigate = useNavigate();
   const obj = items?.find((o) => o.name === name && !o.is_dir);
-  const kind: ViewKind = viewKind(name);
+  const kind: ViewKind = sniffedKind(contentType, name) ?? viewKind(name);
   const siblings = useMemo(
     () =>
       (items ?? [])
