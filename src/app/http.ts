@@ -77,6 +77,7 @@ export async function buildHttpServer(s: Services): Promise<HttpApp> {
     auth: s.auth,
     users: s.usersRepo,
     store: s.davStore,
+    folderAccess: s.folderAccess,
     appPasswords: s.appPasswords,
     setModified: (full, mtime) => s.fs.setModified(full, mtime),
     hiddenPathsOf: (req) => (req.principal && isAdmin(req.principal.user) ? [] : hostPaths(s)),

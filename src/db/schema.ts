@@ -85,6 +85,8 @@ export interface HashIndexTable {
   md5: string | null;
   sha1: string | null;
   sha256: string | null;
+  /** A client-set modification time (ms) for exactly this size+mtime (storages that cannot set one). */
+  client_mtime: number | null;
 }
 
 export interface SharesTable {

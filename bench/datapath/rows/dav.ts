@@ -3,6 +3,7 @@
 //   (PUT /api/fs/put and GET /d/, alternating) [within 10%: ratio ≤ 1.1×]
 //   PROPFIND Depth 1 of the 10,000-entry folder vs Apache mod_dav_fs on the same folder,
 //   requests/s with wrk [≤ 3×]
+//   Ferry's peak RSS while DAV_CONCURRENT clients PROPFIND that folder at once, DAV_ROUNDS times [≤ 200 MB]
 // While `/dav/` answers 404 the Ferry cells read "n/a (/dav not served)"; Apache is still
 // measured so its figure (and the recipe) stays checked.
 import { rm, stat } from 'node:fs/promises';
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { timeIt } from '../../lib.js';
 import { curlGetExact, curlUpload, wrkRate, wrkSeconds } from '../clients.js';
 import type { Bench } from '../context.js';
-import { alternate, median, fmtRate, naRow, rateRow, sizeLabel, timeRow, type Row } from '../report.js';
+import { alternate, median, fmtRate, limitRow, naRow, rateRow, sizeLabel, timeRow, type Row } from '../report.js';
+import { watchRss } from '../rss.js';
 import { LIST_CONNECTIONS, LIST_ENTRIES } from './rates.js';
 
 const PROPFIND_BODY = '<?xml version="1.0" encoding="utf-8"?>\n<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>\n';
@@ -23,6 +25,11 @@ async function propfind(url: string, auth?: string): Promise<{ status: number; t
   });
   return { status: res.status, text: await res.text() };
 }
+
+/** Concurrent PROPFINDs of the big folder while Ferry's peak RSS is watched. */
+const DAV_CONCURRENT = 20;
+const DAV_ROUNDS = 3;
+const RSS_LIMIT = 200e6;
 
 const countResponses = (xml: string): number => (xml.match(/<(?:[A-Za-z0-9]+:)?response[\s>]/g) ?? []).length;
 
@@ -99,7 +106,20 @@ export async function davRows(b: Bench, seconds: number): Promise<Row[]> {
     () => wrkRate(b.dir, apacheUrl, { ...wrk, headers: davHeaders }),
     { unit: 'req/s', peerName: 'Apache' },
   );
+  // many clients listing the big folder at once: the multistatus is streamed, so memory stays bounded
+  await b.settle();
+  const rss = await watchRss(() => ferry.pid());
+  // DAV_CONCURRENT clients at once, DAV_ROUNDS times (not wrk: on a loaded machine its 30 s timeout would fail the row)
+  const t0 = Date.now();
+  for (let r = 0; r < DAV_ROUNDS; r++) {
+    const got = await Promise.all(Array.from({ length: DAV_CONCURRENT }, () => propfind(`${ferry.url}/dav${folder}/`, basic)));
+    for (const g of got) if (g.status !== 207 || countResponses(g.text) !== LIST_ENTRIES + 1) throw new Error(`concurrent PROPFIND: HTTP ${g.status}, ${countResponses(g.text)} responses`);
+  }
+  const many = (DAV_CONCURRENT * DAV_ROUNDS) / ((Date.now() - t0) / 1000);
+  const peak = await rss.stop();
+  console.log(`  PROPFIND x${DAV_CONCURRENT}: ${fmtRate(many)}, peak RSS ${(peak / 1e6).toFixed(1)} MB (${(rss.start / 1e6).toFixed(1)} MB at start)`);
   return [
+    limitRow(`12 PROPFIND Depth 1 x${DAV_CONCURRENT} concurrent: Ferry peak RSS`, peak, `${(peak / 1e6).toFixed(1)} MB at ${fmtRate(many)}`, RSS_LIMIT, '≤ 200 MB'),
     timeRow(`12 WebDAV PUT ${sizeLabel(size)} vs /api/fs/put`, put.ferry, put.peer, size, 1.1, 'Ferry API'),
     timeRow(`12 WebDAV GET ${sizeLabel(size)} vs /d/`, get.ferry, get.peer, size, 1.1, 'Ferry /d/'),
     rateRow(propfindWork, pf.ferry, pf.peer, 3, 'Apache mod_dav_fs'),

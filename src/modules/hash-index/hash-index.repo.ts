@@ -12,6 +12,8 @@ export interface HashRow {
   size: number;
   mtime: number;
   hashes: Hashes;
+  /** A client-set modification time (ms) for this size+mtime, or null. */
+  clientMtime: number | null;
 }
 
 function hashesOf(r: { md5: string | null; sha1: string | null; sha256: string | null }): Hashes {
@@ -46,11 +48,21 @@ export class HashIndexRepo {
   async get(storageId: number, path: string): Promise<HashRow | undefined> {
     const r = await this.db.selectFrom('hash_index').selectAll().where('storage_id', '=', storageId).where('path', '=', path).executeTakeFirst();
     if (!r) return undefined;
-    return { storageId, path, size: Number(r.size), mtime: Number(r.mtime), hashes: hashesOf(r) };
+    return { storageId, path, size: Number(r.size), mtime: Number(r.mtime), hashes: hashesOf(r), clientMtime: r.client_mtime === null ? null : Number(r.client_mtime) };
   }
 
-  async upsert(storageId: number, path: string, size: number, mtime: number, hashes: Hashes): Promise<void> {
-    const row = { md5: hashes.md5 ?? null, sha1: hashes.sha1 ?? null, sha256: hashes.sha256 ?? null };
+  /** The rows of several paths of one storage (a folder's files), in chunks of 500 per query. */
+  async getMany(storageId: number, paths: readonly string[]): Promise<HashRow[]> {
+    const out: HashRow[] = [];
+    for (let i = 0; i < paths.length; i += 500) {
+      const rows = await this.db.selectFrom('hash_index').selectAll().where('storage_id', '=', storageId).where('path', 'in', paths.slice(i, i + 500)).execute();
+      for (const r of rows) out.push({ storageId, path: r.path, size: Number(r.size), mtime: Number(r.mtime), hashes: hashesOf(r), clientMtime: r.client_mtime === null ? null : Number(r.client_mtime) });
+    }
+    return out;
+  }
+
+  async upsert(storageId: number, path: string, size: number, mtime: number, hashes: Hashes, clientMtime: number | null = null): Promise<void> {
+    const row = { md5: hashes.md5 ?? null, sha1: hashes.sha1 ?? null, sha256: hashes.sha256 ?? null, client_mtime: clientMtime };
     await this.db
       .insertInto('hash_index')
       .values({ storage_id: storageId, path, size, mtime, ...row })
@@ -81,11 +93,11 @@ export class HashIndexRepo {
       await trx.deleteFrom('hash_index').where('storage_id', '=', storageId).where(this.under(dst)).execute();
       await trx
         .insertInto('hash_index')
-        .columns(['storage_id', 'path', 'size', 'mtime', 'md5', 'sha1', 'sha256'])
+        .columns(['storage_id', 'path', 'size', 'mtime', 'md5', 'sha1', 'sha256', 'client_mtime'])
         .expression(
           trx
             .selectFrom('hash_index')
-            .select(['storage_id', this.rebased(src, dst).as('path'), 'size', 'mtime', 'md5', 'sha1', 'sha256'])
+            .select(['storage_id', this.rebased(src, dst).as('path'), 'size', 'mtime', 'md5', 'sha1', 'sha256', 'client_mtime'])
             .where('storage_id', '=', storageId)
             .where(this.under(src)),
         )

@@ -51,12 +51,43 @@ export class HashIndexService {
         return undefined;
       }
     };
+    /** The row recorded for exactly this size+mtime, if any. */
+    const current = async (path: string, size: number, mtimeMs: number) => {
+      await this.retry(storageId);
+      if (this.doubts.covers(storageId, path)) return undefined;
+      try {
+        const r = await repo.get(storageId, path);
+        return r && r.size === size && r.mtime === mtimeMs ? r : undefined;
+      } catch (e) {
+        this.refused(storageId, 'get', path, e);
+        return undefined;
+      }
+    };
     return {
       get,
       put: async (path, size, mtimeMs, hashes) => {
         // merged with what is known for the same content; anything recorded for other content is replaced
-        const known = (await get(path, size, mtimeMs)) ?? {};
-        await repo.upsert(storageId, path, size, mtimeMs, { ...known, ...hashes }).catch((e: unknown) => this.refused(storageId, 'put', path, e));
+        const row = await current(path, size, mtimeMs);
+        await repo.upsert(storageId, path, size, mtimeMs, { ...row?.hashes, ...hashes }, row?.clientMtime ?? null).catch((e: unknown) => this.refused(storageId, 'put', path, e));
+      },
+      setClientMtime: async (path, size, mtimeMs, clientMs) => {
+        const row = await current(path, size, mtimeMs);
+        await repo.upsert(storageId, path, size, mtimeMs, row?.hashes ?? {}, clientMs).catch((e: unknown) => this.refused(storageId, 'put', path, e));
+      },
+      clientMtimes: async (files) => {
+        const out = new Map<string, number>();
+        await this.retry(storageId);
+        if (files.length === 0) return out;
+        try {
+          const want = new Map(files.map((f) => [f.path, f]));
+          for (const r of await repo.getMany(storageId, [...want.keys()])) {
+            const f = want.get(r.path);
+            if (f && r.clientMtime !== null && r.size === f.size && r.mtime === f.mtimeMs && !this.doubts.covers(storageId, r.path)) out.set(r.path, r.clientMtime);
+          }
+        } catch (e) {
+          this.refused(storageId, 'get', files[0]!.path, e);
+        }
+        return out;
       },
       invalidate: async (path) => {
         await this.retry(storageId);

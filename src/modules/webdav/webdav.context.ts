@@ -95,6 +95,22 @@ export class DavContext {
     if (fsBit !== undefined && !can(this.user, fsBit)) throw forbidden('permission denied');
   }
 
+  /**
+   * Metas, as the HTTP API applies them: a path hidden from this user (a `hide` pattern on it or on a folder
+   * above it, below the base path) is refused (403), and so is a folder guarded by a folder password (the
+   * folder itself, or the folder holding a file) unless the user has bit 1: WebDAV has no place to send a
+   * folder password. Unmapped paths (PUT, MKCOL) are checked by name and by their parent folder.
+   */
+  async requireAccess(full: string): Promise<void> {
+    const isDir = full === this.base || ((await this.exists(full))?.isDir ?? false);
+    await this.deps.folderAccess.requireAccess(this.user, full, isDir, undefined, this.req.ip, this.base);
+  }
+
+  /** The names of folder `dir` this user may see (hide patterns of metas). */
+  visibleIn(dir: string): Promise<(name: string) => boolean> {
+    return this.deps.folderAccess.visibleIn(this.user, dir);
+  }
+
   /** The user's own root cannot be removed, moved or replaced. */
   notTheRoot(full: string): void {
     if (full === this.base) throw forbidden('the root folder cannot be changed');

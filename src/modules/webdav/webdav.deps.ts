@@ -1,6 +1,7 @@
 /** What the WebDAV server uses of the rest of Ferry (the same services as the HTTP API and SFTP). */
 import type { FastifyRequest } from 'fastify';
 import type { AuthService } from '../auth/auth.service.js';
+import type { FolderAccess } from '../fs/access.js';
 import type { FsService } from '../fs/fs.service.js';
 import type { UploadService } from '../fs/upload.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
@@ -23,6 +24,8 @@ export interface WebdavDeps {
   /** Remembered Basic logins re-read their user by name. */
   users: Pick<UsersRepo, 'byUsername'>;
   appPasswords: AppPasswordCheck;
+  /** Folder rules (metas): hidden names and folder passwords, as for every protocol. */
+  folderAccess: Pick<FolderAccess, 'visibleIn' | 'requireAccess'>;
   /** Dead properties and locks (database). */
   store: DavStore;
   /** Host paths the request's user must not see in an error message. */

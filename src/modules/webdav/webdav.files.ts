@@ -24,7 +24,8 @@ export async function get(ctx: DavContext) {
   if (e.isDir) {
     reply.header('Content-Type', 'text/html; charset=utf-8');
     if (req.method === 'HEAD') return reply.status(200).send();
-    const items = (await deps.fs.list(full)).map((c) => {
+    const visible = await ctx.visibleIn(full);
+    const items = (await deps.fs.list(full)).filter((c) => visible(c.name)).map((c) => {
       const href = ctx.href(full, true) + encodePath(c.name) + (c.isDir ? '/' : '');
       return `<li><a href="${escapeXml(href)}">${escapeXml(c.name)}${c.isDir ? '/' : ''}</a></li>`;
     });
@@ -144,6 +145,7 @@ function destination(ctx: DavContext): string {
 export async function copyMove(ctx: DavContext, kind: 'copy' | 'move') {
   const { deps, full: src } = ctx;
   const dst = destination(ctx);
+  await ctx.requireAccess(dst);
   const ow = (ctx.header('overwrite') ?? 'T').trim().toUpperCase();
   if (ow !== 'T' && ow !== 'F') throw badRequest('Overwrite: must be T or F');
   const overwrite = ow === 'T';

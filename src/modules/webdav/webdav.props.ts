@@ -161,7 +161,8 @@ export async function propfind(ctx: DavContext) {
   const self = await deps.fs.stat(full);
   const items: Item[] = [{ full, entry: self, dead: [], locks: [], hashes: self.hashes }];
   if (depth === '1' && self.isDir) {
-    for (const c of await deps.fs.list(full)) items.push({ full: joinPath(full, c.name), entry: c, dead: [], locks: [] });
+    const visible = await ctx.visibleIn(full);
+    for (const c of await deps.fs.list(full)) if (visible(c.name)) items.push({ full: joinPath(full, c.name), entry: c, dead: [], locks: [] });
   }
   if (wantsDead(want)) {
     if (items.length === 1) items[0]!.dead = await deps.store.props(full);

@@ -39,6 +39,7 @@ export function webdavRoutes(app: HttpApp, deps: WebdavRouteDeps): void {
     const user = await auth.authenticate(req);
     req.principal = { user, claims: null };
     const ctx = new DavContext(deps, req, reply, user);
+    await ctx.requireAccess(ctx.full);
     switch (req.method) {
       case 'GET':
       case 'HEAD':

@@ -150,6 +150,11 @@ export class S3PendingWrite extends BasePendingWrite {
         e.hashes = hashes;
         await d.index.put(path, e.size, e.modified.getTime(), hashes).catch(() => undefined);
       }
+      if (this.opts.mtime) {
+        // the client's time (also in the object's metadata): listings read it from the index
+        await d.index.setClientMtime(path, e.size, e.modified.getTime(), this.opts.mtime.getTime()).catch(() => undefined);
+        e.modified = this.opts.mtime;
+      }
       return e;
     } catch (e) {
       throw mapS3Error(e, path);

@@ -43,7 +43,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { S3PendingWrite } from './s3-write.js';
-import { MiB, hashMetadata, hashesFromHead, mapS3Error, md5FromEtag, statusOf } from './s3-shared.js';
+import { META, MiB, hashMetadata, hashesFromHead, mapS3Error, md5FromEtag, statusOf } from './s3-shared.js';
 import {
   DriverError,
   HASH_NAMES,
@@ -94,6 +94,12 @@ interface ListedObject {
   size: number;
   modified: Date;
   etag?: string;
+}
+
+/** The client-set modification time kept in an object's metadata, if any. */
+function clientTime(h: HeadObjectCommandOutput): Date | null {
+  const v = h.Metadata?.[META.mtime];
+  return v && /^\d{1,15}$/.test(v) ? new Date(Number(v)) : null;
 }
 
 export class S3Driver implements StorageDriver {
@@ -288,7 +294,7 @@ export class S3Driver implements StorageDriver {
    * CopyObject limit go through UploadPartCopy.
    * @internal
    */
-  async copyKey(src: string, dst: string, size: number, path: string, metadata?: Record<string, string>): Promise<void> {
+  async copyKey(src: string, dst: string, size: number, path: string, metadata?: Record<string, string>, contentType?: string): Promise<void> {
     try {
       if (size <= this.maxCopyObjectSize) {
         await this.client.send(
@@ -296,7 +302,7 @@ export class S3Driver implements StorageDriver {
             Bucket: this.bucket,
             Key: dst,
             CopySource: this.copySource(src),
-            ...(metadata ? { MetadataDirective: 'REPLACE', Metadata: metadata } : { MetadataDirective: 'COPY' }),
+            ...(metadata ? { MetadataDirective: 'REPLACE', Metadata: metadata, ...(contentType ? { ContentType: contentType } : {}) } : { MetadataDirective: 'COPY' }),
           }),
         );
         return;
@@ -309,7 +315,7 @@ export class S3Driver implements StorageDriver {
         meta = { ...hashMetadata(hashesFromHead(h)), ...(h.Metadata ?? {}) };
       }
       const partSize = Math.max(this.copyPartSize, Math.ceil(size / 10_000));
-      const mp = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: dst, Metadata: meta }));
+      const mp = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: dst, Metadata: meta, ...(contentType ? { ContentType: contentType } : {}) }));
       const uploadId = mp.UploadId as string;
       try {
         const ranges: [number, number][] = [];
@@ -330,8 +336,12 @@ export class S3Driver implements StorageDriver {
     }
   }
 
+  /**
+   * A file's entry from its HEAD. Its modification time is the one a client set (`x-amz-meta-ferry-mtime`,
+   * written at upload or by `setModified`, as rclone's S3 backend keeps it), else S3's LastModified.
+   */
   private fileEntry(path: string, h: HeadObjectCommandOutput): Entry {
-    const e: Entry = { name: baseName(path), path, size: h.ContentLength ?? 0, isDir: false, modified: h.LastModified ?? new Date(0) };
+    const e: Entry = { name: baseName(path), path, size: h.ContentLength ?? 0, isDir: false, modified: clientTime(h) ?? h.LastModified ?? new Date(0) };
     const hashes = hashesFromHead(h);
     if (hasAny(hashes)) e.hashes = hashes;
     return e;
@@ -351,6 +361,30 @@ export class S3Driver implements StorageDriver {
     const first = await this.firstUnder(dk, path);
     if (!first) throw new DriverError('not_found', `object not found: ${path}`, { path });
     return this.dirEntry(path, first.key === dk ? first.modified : new Date(0));
+  }
+
+  /**
+   * S3 objects cannot change their LastModified: the time goes into the object's metadata (a CopyObject onto
+   * itself with REPLACE, keeping the other metadata and the content type) and into the index for listings.
+   */
+  async setModified(path: string, mtime: Date): Promise<Entry> {
+    const key = this.key(path);
+    const h = await this.head(key, path);
+    if (!h) {
+      if (await this.isDir(path)) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
+      throw new DriverError('not_found', `object not found: ${path}`, { path });
+    }
+    const ms = mtime.getTime();
+    const meta = { ...(h.Metadata ?? {}), ...hashMetadata(hashesFromHead(h)), [META.mtime]: String(ms) };
+    await this.copyKey(key, key, h.ContentLength ?? 0, path, meta, h.ContentType);
+    const now = await this.head(key, path);
+    if (!now) throw new DriverError('not_found', `object not found: ${path}`, { path });
+    const stored = now.LastModified?.getTime() ?? 0;
+    const hashes = hashesFromHead(now);
+    await this.index.invalidate(path);
+    if (hasAny(hashes)) await this.index.put(path, now.ContentLength ?? 0, stored, hashes);
+    await this.index.setClientMtime(path, now.ContentLength ?? 0, stored, ms);
+    return this.fileEntry(path, now);
   }
 
   async hashes(path: string): Promise<Hashes> {
@@ -392,6 +426,14 @@ export class S3Driver implements StorageDriver {
     if (!any && path !== '/') {
       if (await this.head(this.key(path), path)) throw new DriverError('not_a_directory', `not a directory: ${path}`, { path });
       throw new DriverError('not_found', `object not found: ${path}`, { path });
+    }
+    // ListObjectsV2 carries no metadata: client-set times come from the index, in one query per listing. They
+    // were recorded against HEAD's LastModified (an HTTP date: whole seconds); a listing's has milliseconds.
+    const files = out.filter((e) => !e.isDir);
+    const times = await this.index.clientMtimes(files.map((e) => ({ path: e.path, size: e.size, mtimeMs: Math.floor(e.modified.getTime() / 1000) * 1000 })));
+    for (const e of files) {
+      const t = times.get(e.path);
+      if (t !== undefined) e.modified = new Date(t);
     }
     return out;
   }

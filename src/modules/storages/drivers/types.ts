@@ -283,6 +283,13 @@ export interface HashIndex {
   move(src: string, dst: string): Promise<void>;
   /** Duplicates the entries of the path and everything below it. */
   copy(src: string, dst: string): Promise<void>;
+  /**
+   * Records a modification time a client set, valid for exactly this size+mtime (drivers whose storage keeps
+   * its own time, such as S3's LastModified). Keeps the digests known for the same content.
+   */
+  setClientMtime(path: string, size: number, mtimeMs: number, clientMs: number): Promise<void>;
+  /** The client-set times (ms) still valid for these files, by path; one query for a whole listing. */
+  clientMtimes(files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>): Promise<Map<string, number>>;
 }
 
 function isUnder(root: string, p: string): boolean {
@@ -291,7 +298,7 @@ function isUnder(root: string, p: string): boolean {
 
 /** In-memory HashIndex for tests and for storages without a database. */
 export class MemoryHashIndex implements HashIndex {
-  readonly entries = new Map<string, { size: number; mtimeMs: number; hashes: Hashes }>();
+  readonly entries = new Map<string, { size: number; mtimeMs: number; hashes: Hashes; clientMs?: number }>();
 
   async get(path: string, size: number, mtimeMs: number): Promise<Hashes | undefined> {
     const e = this.entries.get(path);
@@ -300,20 +307,33 @@ export class MemoryHashIndex implements HashIndex {
   async put(path: string, size: number, mtimeMs: number, hashes: Hashes): Promise<void> {
     const e = this.entries.get(path);
     const base = e && e.size === size && e.mtimeMs === mtimeMs ? e.hashes : {};
-    this.entries.set(path, { size, mtimeMs, hashes: { ...base, ...hashes } });
+    this.entries.set(path, { size, mtimeMs, hashes: { ...base, ...hashes }, clientMs: e && e.size === size && e.mtimeMs === mtimeMs ? e.clientMs : undefined });
+  }
+  async setClientMtime(path: string, size: number, mtimeMs: number, clientMs: number): Promise<void> {
+    const e = this.entries.get(path);
+    const same = e && e.size === size && e.mtimeMs === mtimeMs;
+    this.entries.set(path, { size, mtimeMs, hashes: same ? e.hashes : {}, clientMs });
+  }
+  async clientMtimes(files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const f of files) {
+      const e = this.entries.get(f.path);
+      if (e && e.clientMs !== undefined && e.size === f.size && e.mtimeMs === f.mtimeMs) out.set(f.path, e.clientMs);
+    }
+    return out;
   }
   async invalidate(path: string): Promise<void> {
     for (const k of [...this.entries.keys()]) if (isUnder(path, k)) this.entries.delete(k);
   }
   async move(src: string, dst: string): Promise<void> {
-    const moved: [string, { size: number; mtimeMs: number; hashes: Hashes }][] = [];
+    const moved: [string, { size: number; mtimeMs: number; hashes: Hashes; clientMs?: number }][] = [];
     for (const [k, v] of this.entries) if (isUnder(src, k)) moved.push([dst + k.slice(src.length), v]);
     await this.invalidate(src);
     await this.invalidate(dst);
     for (const [k, v] of moved) this.entries.set(k, v);
   }
   async copy(src: string, dst: string): Promise<void> {
-    const copied: [string, { size: number; mtimeMs: number; hashes: Hashes }][] = [];
+    const copied: [string, { size: number; mtimeMs: number; hashes: Hashes; clientMs?: number }][] = [];
     for (const [k, v] of this.entries) if (isUnder(src, k)) copied.push([dst + k.slice(src.length), { ...v, hashes: { ...v.hashes } }]);
     await this.invalidate(dst);
     for (const [k, v] of copied) this.entries.set(k, v);
