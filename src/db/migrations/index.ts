@@ -10,6 +10,7 @@ import { hashLookup } from './0003-hash-lookup.js';
 import { webdav } from './0004-webdav.js';
 import { search } from './0005-search.js';
 import { metas } from './0006-metas.js';
+import { searchBulk } from './0007-search-bulk.js';
 
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -19,5 +20,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004-webdav': webdav(dialect),
     '0005-search': search(dialect),
     '0006-metas': metas(dialect),
+    '0007-search-bulk': searchBulk(dialect),
   };
 }

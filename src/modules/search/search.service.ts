@@ -258,6 +258,16 @@ export class SearchService implements TreeObserver {
     }
   }
 
+  /** Starts a build's bulk load; `all`: the whole index is rebuilt (emptied first). Pair with `finishLoad`. */
+  beginLoad(all: boolean): Promise<void> {
+    return this.deps.repo.beginLoad(all);
+  }
+
+  /** Ends a build's bulk load; at start-up, finishes one a crash interrupted (nothing to do otherwise). */
+  finishLoad(): Promise<void> {
+    return this.deps.repo.finishLoad();
+  }
+
   async clear(): Promise<void> {
     await this.deps.repo.clear();
   }
