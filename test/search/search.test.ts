@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { sql } from 'kysely';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { buildIndex, names, search } from './support.js';
@@ -103,7 +104,7 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
   });
 
   test('a query of 1–2 character words only is bounded; longer words count every match', async () => {
-    const repo = new SearchRepo(h().ctx.database.db, h().ctx.database.dialect);
+    const repo = new SearchRepo(h().ctx.database.db, h().ctx.database.dialect, h().ctx.database.sqlite);
     const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
     const n = SHORT_QUERY_CAP + 50;
     await repo.insert(Array.from({ length: n }, (_, i) => ({ storageId: root, path: `/capdir/k7-${i}`, name: `k7-${i}`, isDir: false, size: 1, modified: 0 })));
@@ -118,6 +119,31 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
       assert.deepEqual(names(one), ['/capdir/k7-1234']);
     } finally {
       await repo.removeTree(root, '/capdir');
+    }
+  });
+
+  test('a bulk load (build): rows loaded, removed, moved or written meanwhile are matched as the table says once it ends', async () => {
+    const { db, dialect, sqlite } = h().ctx.database;
+    const repo = new SearchRepo(db, dialect, sqlite);
+    const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
+    const row = (path: string) => ({ storageId: root, path, name: path.slice(path.lastIndexOf('/') + 1), isDir: false, size: 1, modified: 0 });
+    await repo.upsert([row('/bulk/before-b9q'), row('/bulk/kept-b9q')]);
+    await repo.beginLoad(false);
+    await repo.insert([row('/bulk/during-b9q'), row('/bulk/gone-b9q')]);
+    await repo.upsert([row('/bulk/fresh-b9q')]); // a write Ferry made meanwhile
+    await repo.removeTree(root, '/bulk/gone-b9q');
+    await repo.removeTree(root, '/bulk/before-b9q');
+    await repo.moveTree(root, '/bulk/during-b9q', '/bulk/moved-b9r');
+    await repo.moveTree(root, '/bulk/kept-b9q', '/bulk/kept-b9s');
+    // as after a crash: the start-up finishes the load
+    await h().ctx.search.finishLoad();
+    try {
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9q' })), ['/bulk/fresh-b9q']);
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9r' })), ['/bulk/moved-b9r']);
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9s' })), ['/bulk/kept-b9s']);
+      if (dialect === 'sqlite') await sql`insert into search_fts (search_fts) values ('integrity-check')`.execute(db);
+    } finally {
+      await repo.removeTree(root, '/bulk');
     }
   });
 
