@@ -11,7 +11,7 @@ import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
-import { buildIndex, names, search } from './support.js';
+import { buildIndex, names, runIndexTask, search } from './support.js';
 
 const TREE: Record<string, string[]> = {
   '/docs': ['Report-2024.PDF', 'report draft.txt', '100%_done.txt', '100xxdone.txt', 'a_b.md', 'axb.md', 'say "hi".txt', 'star*.log', 'NEAR me.txt', '-dash-.txt', 'AND OR NOT.txt', '中文文件名.txt', 'İstanbul.jpg', 'ab', 'x'],
@@ -144,6 +144,37 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
       if (dialect === 'sqlite') await sql`insert into search_fts (search_fts) values ('integrity-check')`.execute(db);
     } finally {
       await repo.removeTree(root, '/bulk');
+    }
+  });
+
+  test('metas: hidden names (and what lies below them) and password-guarded folders\' contents stay out before paging', async () => {
+    const files = ['/mq/visible-m7.txt', '/mq/secret-m7.txt', '/mq/secretdir-m7/inner-m7.txt', '/mq/sub/secret-sub-m7.txt', '/mq/locked-m7/in-locked-m7.txt', '/mq/locked-m7/deeper/deep-m7.txt'];
+    for (const f of files) {
+      mkdirSync(join(h().dataDir, 'files', f, '..'), { recursive: true });
+      writeFileSync(join(h().dataDir, 'files', f), 'x');
+    }
+    await runIndexTask(h, admin, 'update', { paths: ['/mq'] });
+    const meta = (path: string, o: Record<string, unknown>) =>
+      h().post('/api/admin/meta/create', { path, password: '', p_sub: false, write: false, w_sub: false, hide: '', h_sub: false, readme: '', r_sub: false, header: '', header_sub: false, ...o }, { token: admin });
+    assert.equal((await meta('/mq', { hide: '^secret', h_sub: true })).status, 200);
+    assert.equal((await meta('/mq/locked-m7', { password: 'pw-m7' })).status, 200);
+    await h().createUser('carol', 'carol-password-1', { base_path: '/', permission: 0 });
+    await h().createUser('dave', 'dave-password-1', { base_path: '/', permission: 0b11 });
+    const carol = await h().login('carol', 'carol-password-1');
+    const dave = await h().login('dave', 'dave-password-1');
+    const seen = ['/mq/locked-m7', '/mq/visible-m7.txt'];
+    const r = await search(h, carol, { keywords: 'm7' });
+    assert.deepEqual(names(r).sort(), seen);
+    assert.equal(r.body.data.total, 2);
+    const paged = await search(h, carol, { keywords: 'm7', per_page: 1, page: 2 });
+    assert.equal(paged.body.data.total, 2);
+    assert.equal(paged.body.data.content.length, 1);
+    assert.deepEqual(names(await search(h, carol, { keywords: 'secret', parent: '/mq' })), []);
+    assert.equal((await search(h, carol, { keywords: 'm7', parent: '/mq/locked-m7' })).body.data.total, 0);
+    const all = [...files, '/mq/locked-m7', '/mq/secretdir-m7'].sort();
+    for (const who of [dave, admin]) {
+      const d = await search(h, who, { keywords: 'm7' });
+      assert.deepEqual(names(d).filter((n) => n.includes('m7')).sort(), all);
     }
   });
 

@@ -25,8 +25,10 @@ export interface SearchArea {
   storageId: number;
   /** Strict descendants of this path are searched (`/` = the whole storage). */
   under: string;
-  /** Subtrees left out (folders where other storages are mounted). */
+  /** Subtrees left out, their roots included (folders where other storages are mounted, hidden objects). */
   excludes: string[];
+  /** Subtrees left out, their roots kept (folders a password guards). */
+  below?: string[];
 }
 
 export interface SearchQuery {
@@ -251,7 +253,12 @@ export class SearchRepo {
     conds.push(
       eb.or(
         q.areas.map((a) =>
-          eb.and([eb('storage_id', '=', a.storageId), within(eb, a.under, false), ...a.excludes.map((x) => eb.not(within(eb, x, true)))]),
+          eb.and([
+            eb('storage_id', '=', a.storageId),
+            within(eb, a.under, false),
+            ...a.excludes.map((x) => eb.not(within(eb, x, true))),
+            ...(a.below ?? []).map((x) => eb.not(within(eb, x, false))),
+          ]),
         ),
       ),
     );
@@ -273,6 +280,17 @@ export class SearchRepo {
   private where(eb: Eb, q: SearchQuery): Expression<SqlBool> {
     if (q.words.some((w) => codePoints(w) >= TRIGRAM)) return this.matching(eb, q);
     return eb('id', 'in', this.db.selectFrom('search_nodes').select('id').where((inner) => this.matching(inner, q)).limit(SHORT_QUERY_CAP));
+  }
+
+  /** Every match (storage and path), in no order: the candidates a hide rule must look at before paging. */
+  async matches(q: Omit<SearchQuery, 'offset' | 'limit'>): Promise<{ storage_id: number; path: string }[]> {
+    if (q.areas.length === 0 || q.words.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('search_nodes')
+      .select(['storage_id', 'path'])
+      .where((eb) => this.where(eb, { ...q, offset: 0, limit: 0 }))
+      .execute();
+    return rows.map((r) => ({ storage_id: Number(r.storage_id), path: r.path }));
   }
 
   /**
