@@ -68,10 +68,16 @@ function descendants(p: string): [string, string] {
 
 type Eb = ExpressionBuilder<DB, 'search_nodes'>;
 
-function within(eb: Eb, p: string, self: boolean): Expression<SqlBool> {
+/**
+ * `path` within `p`. `unindexed` (SQLite, when the FTS match drives the query): `+path`, so the planner does not
+ * scan the (storage, path) index over a whole storage and probe the match for each row (745 ms against 0.8 ms
+ * at 1,000,000 rows).
+ */
+function within(eb: Eb, p: string, self: boolean, unindexed = false): Expression<SqlBool> {
   const [lo, hi] = descendants(p);
-  const range = eb.and([eb('path', '>=', lo), eb('path', '<', hi)]);
-  return self && p !== '/' ? eb.or([eb('path', '=', p), range]) : range;
+  const path = unindexed ? sql<string>`+path` : sql.ref<string>('path');
+  const range = eb.and([eb(path, '>=', lo), eb(path, '<', hi)]);
+  return self && p !== '/' ? eb.or([eb(path, '=', p), range]) : range;
 }
 
 function toRow(n: IndexedNode) {
@@ -250,21 +256,22 @@ export class SearchRepo {
 
   private matching(eb: Eb, q: SearchQuery): Expression<SqlBool> {
     const conds: Expression<SqlBool>[] = [];
+    const long = this.dialect === 'sqlite' ? q.words.filter((w) => codePoints(w) >= TRIGRAM) : [];
+    const u = long.length > 0;
     conds.push(
       eb.or(
         q.areas.map((a) =>
           eb.and([
-            eb('storage_id', '=', a.storageId),
-            within(eb, a.under, false),
-            ...a.excludes.map((x) => eb.not(within(eb, x, true))),
-            ...(a.below ?? []).map((x) => eb.not(within(eb, x, false))),
+            eb(u ? sql<number>`+storage_id` : sql.ref<number>('storage_id'), '=', a.storageId),
+            within(eb, a.under, false, u),
+            ...a.excludes.map((x) => eb.not(within(eb, x, true, u))),
+            ...(a.below ?? []).map((x) => eb.not(within(eb, x, false, u))),
           ]),
         ),
       ),
     );
     if (q.scope === 1) conds.push(eb('is_dir', '=', 1));
     if (q.scope === 2) conds.push(eb('is_dir', '=', 0));
-    const long = this.dialect === 'sqlite' ? q.words.filter((w) => codePoints(w) >= TRIGRAM) : [];
     if (long.length) {
       const match = long.map(ftsString).join(' AND ');
       conds.push(sql<SqlBool>`search_nodes.id in (select rowid from search_fts where search_fts match ${match})`);
