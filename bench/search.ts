@@ -1,11 +1,15 @@
 // Search: a generated tree on the default local storage of the BUILT server, indexed by Ferry (POST
 // /api/admin/index/build, a task) and by Debian's `updatedb.plocate` over the same folder; then the same
-// substring queries (each matching ≤ 100 names) through POST /api/fs/search and through `plocate`. Reports build
-// times, query p50/p99, the server's peak RSS during the build, and the ratios.
+// substring queries (each matching ≤ 100 names) through POST /api/fs/search and through `plocate`; then searches
+// again while `--connections` clients keep GET /api/me and POST /api/fs/list coming. Reports build times, query
+// p50/p99, search and /api/me p99 under that load, the server's peak RSS during the build, and the ratios.
 //
-//   npm run build && npm run bench -- search [--files 1000000] [--folders 10000] [--queries 50] [--database-url postgres://…]
+//   npm run build && npm run bench -- search [--files 100000] [--folders 1000] [--queries 50] [--connections 100]
+//                                            [--load-queries 200] [--database-url postgres://…]
 //
-// Targets (issue #20): build ≤ 2× updatedb.plocate, query p50 ≤ 3× plocate, peak RSS ≤ 250 MB.
+// The issue's size is `--files 1000000 --folders 10000` (or FERRY_BENCH_SEARCH_FILES / _FOLDERS).
+// Targets (issue #20): build ≤ 2× updatedb.plocate, query p50 ≤ 3× plocate, search p99 under load
+// ≤ max(50 ms, /api/me p99 + 10 ms), peak RSS ≤ 250 MB.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,11 +50,54 @@ async function generate(root: string, files: number, folders: number, words: num
   }
 }
 
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/**
+ * `connections` clients each keep one request in flight (even ones GET /api/me, odd ones POST /api/fs/list of
+ * a 100-file folder) while one more client runs `keywords` searches one after another; latencies of the
+ * searches and of the /api/me requests made meanwhile.
+ */
+async function underLoad(url: string, token: string, connections: number, keywords: string[]): Promise<{ search: number[]; me: number[]; lists: number }> {
+  let stop = false;
+  let measuring = false;
+  const me: number[] = [];
+  let lists = 0;
+  const listPath = '/g000/d00000';
+  const clients = Array.from({ length: connections }, async (_, i) => {
+    while (!stop) {
+      const t0 = process.hrtime.bigint();
+      const r = i % 2 === 0 ? await api(url, 'GET', '/api/me', { token }) : await api(url, 'POST', '/api/fs/list', { token, body: { path: listPath } });
+      if (r.status !== 200) throw new Error(`load request: ${r.status} ${r.body.message}`);
+      if (!measuring) continue;
+      if (i % 2 === 0) me.push(ms(t0));
+      else lists++;
+    }
+  });
+  const search: number[] = [];
+  try {
+    await new Promise((r) => setTimeout(r, 1000)); // every client connected and busy
+    measuring = true;
+    for (const w of keywords) {
+      const t0 = process.hrtime.bigint();
+      const r = await api(url, 'POST', '/api/fs/search', { token, body: { parent: '/', keywords: w, page: 1, per_page: 100 } });
+      search.push(ms(t0));
+      if (r.status !== 200) throw new Error(`search: ${r.body.message}`);
+    }
+    measuring = false;
+  } finally {
+    stop = true;
+    await Promise.all(clients);
+  }
+  return { search, me, lists };
+}
+
 export async function run(args: string[]): Promise<void> {
-  const opt = parseArgs(args, { files: 'value', folders: 'value', queries: 'value', 'database-url': 'value' });
-  const files = Number(opt.files ?? 1_000_000);
-  const folders = Number(opt.folders ?? 10_000);
+  const opt = parseArgs(args, { files: 'value', folders: 'value', queries: 'value', connections: 'value', 'load-queries': 'value', 'database-url': 'value' });
+  const files = Number(opt.files ?? process.env.FERRY_BENCH_SEARCH_FILES ?? 100_000);
+  const folders = Number(opt.folders ?? process.env.FERRY_BENCH_SEARCH_FOLDERS ?? 1_000);
   const queries = Number(opt.queries ?? 50);
+  const connections = Number(opt.connections ?? 100);
+  const loadQueries = Number(opt['load-queries'] ?? 200);
   // about 50 names per word: a query returns ≤ 100 results
   const words = Math.max(1, Math.floor(files / 50));
   for (const t of ['updatedb.plocate', 'plocate']) if (!haveTool(t)) throw new Error(`${t} is needed (Debian: apt-get install plocate)`);
@@ -110,9 +157,11 @@ export async function run(args: string[]): Promise<void> {
         if (r.body.data.total !== located) throw new Error(`query ${w}: Ferry found ${r.body.data.total}, plocate ${located} names`);
         checked += located;
       }
+      const load = await underLoad(server.url, token, connections, Array.from({ length: loadQueries }, (_, q) => word((q * 104729) % words).slice(1, 6)));
       const fp50 = percentile(ferryTimes, 50);
       const lp50 = percentile(locateTimes, 50);
       console.log(`\n${objects} objects indexed; ${queries} queries, ${checked} results in all (same totals from both)`);
+      console.log(`under load: ${connections} clients (GET /api/me, POST /api/fs/list), ${load.search.length} searches, ${load.me.length} /api/me, ${load.lists} lists`);
       printTable(
         ['measure', 'Ferry', 'plocate', 'ratio', 'target'],
         [
@@ -120,6 +169,9 @@ export async function run(args: string[]): Promise<void> {
           ['query p50 (ms)', fp50.toFixed(2), lp50.toFixed(2), (fp50 / lp50).toFixed(2), '≤ 3'],
           ['query p99 (ms)', percentile(ferryTimes, 99).toFixed(2), percentile(locateTimes, 99).toFixed(2), '', ''],
           ['peak RSS during build (MB)', (peak / 1e6).toFixed(1), '', '', '≤ 250'],
+          [`search p50 under load (ms)`, percentile(load.search, 50).toFixed(2), '', '', ''],
+          [`search p99 under load (ms)`, percentile(load.search, 99).toFixed(2), '', '', `≤ ${Math.max(50, percentile(load.me, 99) + 10).toFixed(2)}`],
+          [`GET /api/me p50/p99 under load (ms)`, `${percentile(load.me, 50).toFixed(2)}/${percentile(load.me, 99).toFixed(2)}`, '', '', ''],
         ],
       );
     } finally {

@@ -76,6 +76,8 @@ export async function openApp(config: Config, opts: OpenOptions = {}): Promise<A
     const services = buildServices({ config, database, logger, secret, version: ferryVersion() });
     const app: App = { ...services, cleanup: new StartupCleanup(services) };
     await app.settings.ensureDefaults();
+    // a search index build a crash interrupted: its loaded rows become searchable (see SearchRepo.beginLoad)
+    await app.search.finishLoad();
     await seedFirstStart(app, opts.announce ?? ((l) => process.stdout.write(l + '\n')));
     if (opts.mountStorages !== false) {
       await app.storages.loadAll();

@@ -12,6 +12,12 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /**
+   * SQLite only: the better-sqlite3 handle, for bulk loads with one cached prepared statement (Kysely prepares
+   * each query again). Use it only inside `db.connection().execute(...)`, which holds the one connection, and
+   * only synchronously there.
+   */
+  sqlite?: import('better-sqlite3').Database;
   close(): Promise<void>;
 }
 
@@ -41,7 +47,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */

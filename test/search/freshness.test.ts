@@ -1,7 +1,8 @@
 /**
  * Search freshness (issue #20) on both dialects: each kind of write Ferry makes is in the index for the very next
  * search, with no rebuild: mkdir, HTTP upload (and the folders it creates), upload sidecars, rename, move and copy
- * (same storage and across storages), remove, and SFTP uploads, renames and removals.
+ * (same storage and across storages), remove, SFTP uploads, renames and removals, and WebDAV PUT, MKCOL, MOVE,
+ * COPY and DELETE.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { after, before, test } from 'node:test';
 import type { SFTPWrapper } from 'ssh2';
 import { ADMIN_PASSWORD, forEachDialect, type Harness } from '../support/harness.js';
 import { call, ssh2Sftp } from '../sftp/support.js';
+import { basic, dav } from '../dav/support.js';
 import { buildIndex, names, search } from './support.js';
 
 async function put(h: () => Harness, token: string, path: string, data: string, headers: Record<string, string> = {}): Promise<void> {
@@ -111,5 +113,25 @@ forEachDialect('search: the index follows every write Ferry makes', (h) => {
     const u = await call<void>((cb) => sftp.unlink('/fresh/sftp-qqj.txt', cb));
     assert.equal(u.err, null, u.err?.message);
     assert.deepEqual(await find('qqj'), []);
+  });
+
+  test('WebDAV: PUT, MKCOL, MOVE, COPY, DELETE', async () => {
+    const req = async (method: string, url: string, status: number, o: { headers?: Record<string, string>; body?: string } = {}) => {
+      const r = await dav(h(), method, url, { auth: basic('admin', ADMIN_PASSWORD), ...o });
+      assert.equal(r.status, status, `${method} ${url}: ${r.body}`);
+    };
+    await req('MKCOL', '/dav/dav-qql', 201);
+    assert.deepEqual(await find('qql'), ['/dav-qql']);
+    await req('PUT', '/dav/dav-qql/put-qqm.txt', 201, { body: 'over dav' });
+    assert.deepEqual(await find('qqm'), ['/dav-qql/put-qqm.txt']);
+    assert.equal((await search(h, admin, { keywords: 'put-qqm' })).body.data.content[0].size, 8);
+    await req('MOVE', '/dav/dav-qql/put-qqm.txt', 201, { headers: { destination: '/dav/dav-qql/moved-qqn.txt' } });
+    assert.deepEqual(await find('qqm'), []);
+    assert.deepEqual(await find('qqn'), ['/dav-qql/moved-qqn.txt']);
+    await req('COPY', '/dav/dav-qql', 201, { headers: { destination: '/dav/other/copied-qqo' } });
+    assert.deepEqual(await find('qqn'), ['/dav-qql/moved-qqn.txt', '/other/copied-qqo/moved-qqn.txt']);
+    await req('DELETE', '/dav/dav-qql', 204);
+    assert.deepEqual(await find('qql'), []);
+    assert.deepEqual(await find('qqn'), ['/other/copied-qqo/moved-qqn.txt']);
   });
 }, { FERRY_SFTP_LISTEN: '127.0.0.1:0' });

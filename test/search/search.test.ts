@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { sql } from 'kysely';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
-import { buildIndex, names, search } from './support.js';
+import { buildIndex, names, runIndexTask, search } from './support.js';
 
 const TREE: Record<string, string[]> = {
   '/docs': ['Report-2024.PDF', 'report draft.txt', '100%_done.txt', '100xxdone.txt', 'a_b.md', 'axb.md', 'say "hi".txt', 'star*.log', 'NEAR me.txt', '-dash-.txt', 'AND OR NOT.txt', '中文文件名.txt', 'İstanbul.jpg', 'ab', 'x'],
@@ -103,7 +104,7 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
   });
 
   test('a query of 1–2 character words only is bounded; longer words count every match', async () => {
-    const repo = new SearchRepo(h().ctx.database.db, h().ctx.database.dialect);
+    const repo = new SearchRepo(h().ctx.database.db, h().ctx.database.dialect, h().ctx.database.sqlite);
     const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
     const n = SHORT_QUERY_CAP + 50;
     await repo.insert(Array.from({ length: n }, (_, i) => ({ storageId: root, path: `/capdir/k7-${i}`, name: `k7-${i}`, isDir: false, size: 1, modified: 0 })));
@@ -118,6 +119,62 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
       assert.deepEqual(names(one), ['/capdir/k7-1234']);
     } finally {
       await repo.removeTree(root, '/capdir');
+    }
+  });
+
+  test('a bulk load (build): rows loaded, removed, moved or written meanwhile are matched as the table says once it ends', async () => {
+    const { db, dialect, sqlite } = h().ctx.database;
+    const repo = new SearchRepo(db, dialect, sqlite);
+    const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
+    const row = (path: string) => ({ storageId: root, path, name: path.slice(path.lastIndexOf('/') + 1), isDir: false, size: 1, modified: 0 });
+    await repo.upsert([row('/bulk/before-b9q'), row('/bulk/kept-b9q')]);
+    await repo.beginLoad(false);
+    await repo.insert([row('/bulk/during-b9q'), row('/bulk/gone-b9q')]);
+    await repo.upsert([row('/bulk/fresh-b9q')]); // a write Ferry made meanwhile
+    await repo.removeTree(root, '/bulk/gone-b9q');
+    await repo.removeTree(root, '/bulk/before-b9q');
+    await repo.moveTree(root, '/bulk/during-b9q', '/bulk/moved-b9r');
+    await repo.moveTree(root, '/bulk/kept-b9q', '/bulk/kept-b9s');
+    // as after a crash: the start-up finishes the load
+    await h().ctx.search.finishLoad();
+    try {
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9q' })), ['/bulk/fresh-b9q']);
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9r' })), ['/bulk/moved-b9r']);
+      assert.deepEqual(names(await search(h, admin, { keywords: 'b9s' })), ['/bulk/kept-b9s']);
+      if (dialect === 'sqlite') await sql`insert into search_fts (search_fts) values ('integrity-check')`.execute(db);
+    } finally {
+      await repo.removeTree(root, '/bulk');
+    }
+  });
+
+  test('metas: hidden names (and what lies below them) and password-guarded folders\' contents stay out before paging', async () => {
+    const files = ['/mq/visible-m7.txt', '/mq/secret-m7.txt', '/mq/secretdir-m7/inner-m7.txt', '/mq/sub/secret-sub-m7.txt', '/mq/locked-m7/in-locked-m7.txt', '/mq/locked-m7/deeper/deep-m7.txt'];
+    for (const f of files) {
+      mkdirSync(join(h().dataDir, 'files', f, '..'), { recursive: true });
+      writeFileSync(join(h().dataDir, 'files', f), 'x');
+    }
+    await runIndexTask(h, admin, 'update', { paths: ['/mq'] });
+    const meta = (path: string, o: Record<string, unknown>) =>
+      h().post('/api/admin/meta/create', { path, password: '', p_sub: false, write: false, w_sub: false, hide: '', h_sub: false, readme: '', r_sub: false, header: '', header_sub: false, ...o }, { token: admin });
+    assert.equal((await meta('/mq', { hide: '^secret', h_sub: true })).status, 200);
+    assert.equal((await meta('/mq/locked-m7', { password: 'pw-m7' })).status, 200);
+    await h().createUser('carol', 'carol-password-1', { base_path: '/', permission: 0 });
+    await h().createUser('dave', 'dave-password-1', { base_path: '/', permission: 0b11 });
+    const carol = await h().login('carol', 'carol-password-1');
+    const dave = await h().login('dave', 'dave-password-1');
+    const seen = ['/mq/locked-m7', '/mq/visible-m7.txt'];
+    const r = await search(h, carol, { keywords: 'm7' });
+    assert.deepEqual(names(r).sort(), seen);
+    assert.equal(r.body.data.total, 2);
+    const paged = await search(h, carol, { keywords: 'm7', per_page: 1, page: 2 });
+    assert.equal(paged.body.data.total, 2);
+    assert.equal(paged.body.data.content.length, 1);
+    assert.deepEqual(names(await search(h, carol, { keywords: 'secret', parent: '/mq' })), []);
+    assert.equal((await search(h, carol, { keywords: 'm7', parent: '/mq/locked-m7' })).body.data.total, 0);
+    const all = [...files, '/mq/locked-m7', '/mq/secretdir-m7'].sort();
+    for (const who of [dave, admin]) {
+      const d = await search(h, who, { keywords: 'm7' });
+      assert.deepEqual(names(d).filter((n) => n.includes('m7')).sort(), all);
     }
   });
 

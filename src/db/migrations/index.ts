@@ -11,6 +11,7 @@ import { webdav } from './0004-webdav.js';
 import { search } from './0005-search.js';
 import { metas } from './0006-metas.js';
 import { clientMtime } from './0007-client-mtime.js';
+import { searchBulk } from './0008-search-bulk.js';
 
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -21,5 +22,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0005-search': search(dialect),
     '0006-metas': metas(dialect),
     '0007-client-mtime': clientMtime(),
+    '0008-search-bulk': searchBulk(dialect),
   };
 }

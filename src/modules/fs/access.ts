@@ -78,6 +78,21 @@ export class FolderAccess {
     return true;
   }
 
+  /**
+   * For search, which must filter before paging: `guarded`, folders whose password guards them for this viewer
+   * (everything below them is left out, whatever nearer metas say); `hiding`, folders whose `hide` patterns may
+   * hide something below them from this viewer (each object found there is checked with `isVisible`).
+   */
+  async searchRules(viewer: Viewer): Promise<{ guarded: string[]; hiding: string[] }> {
+    const all = await this.rules.all();
+    const seeHidden = viewer !== null && can(viewer, Perm.SEE_HIDDEN);
+    const noPassword = viewer !== null && can(viewer, Perm.ACCESS_WITHOUT_PASSWORD);
+    return {
+      guarded: noPassword ? [] : all.filter((m) => m.password !== '').map((m) => m.path),
+      hiding: seeHidden ? [] : all.filter((m) => m.hide.length > 0).map((m) => m.path),
+    };
+  }
+
   /** The meta whose password guards folder `dir` for this viewer, or null (none, or bit 1 / admin). */
   async passwordGuard(viewer: Viewer, dir: string): Promise<FolderMeta | null> {
     if (viewer && can(viewer, Perm.ACCESS_WITHOUT_PASSWORD)) return null;

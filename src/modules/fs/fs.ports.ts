@@ -102,9 +102,11 @@ export interface FolderMeta {
 export interface FolderRules {
   /** The meta of `full` itself or of its nearest ancestor that has one (only that one applies, as in OpenList). */
   nearest(full: string): Promise<FolderMeta | null>;
+  /** Every folder's meta (search filters whole subtrees with them). */
+  all(): Promise<readonly FolderMeta[]>;
 }
 
-export const NO_FOLDER_RULES: FolderRules = { nearest: async () => null };
+export const NO_FOLDER_RULES: FolderRules = { nearest: async () => null, all: async () => [] };
 
 /** Counts wrong folder passwords (the login lockout): null = refused, too many guesses. */
 export interface GuessLimiter {

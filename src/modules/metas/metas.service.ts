@@ -83,6 +83,10 @@ export class MetasService implements FolderRules {
     }
   }
 
+  async all(): Promise<readonly FolderMeta[]> {
+    return [...(await this.rules()).values()];
+  }
+
   list(offset: number, limit: number | null) {
     return this.repo.page(offset, limit);
   }

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { cleanPath, joinBasePath, stripBasePath } from '../../lib/path-safety.js';
 import { baseName, isWithin, joinPath, parentOf, relativeTo, under } from '../../lib/paths.js';
+import type { FolderAccess } from '../fs/access.js';
 import type { TreeChange, TreeObserver } from '../fs/fs.ports.js';
 import { fileType } from '../fs/fs.present.js';
 import type { SettingsReader } from '../settings/settings.service.js';
@@ -58,6 +59,8 @@ export interface WalkOptions {
 
 export interface SearchDeps {
   repo: SearchRepo;
+  /** Metas (hidden names, folder passwords): results are filtered with them before paging. */
+  access: Pick<FolderAccess, 'searchRules' | 'visibleIn'>;
   storages: Pick<StorageRegistry, 'owner' | 'list' | 'refresh'>;
   settings: SettingsReader;
   logger: Logger;
@@ -137,8 +140,8 @@ export class SearchService implements TreeObserver {
     await this.requireEnabled();
     const words = queryWords(req.keywords);
     const root = joinBasePath(user.basePath, req.parent || '/');
-    const areas = await this.areas(root);
     const byId = new Map(this.deps.storages.list().map((m) => [m.record.id, m.record.mountPath]));
+    const areas = await this.visibleAreas(user, root, words, req.scope ?? 0, byId);
     const { rows, total } = await this.deps.repo.search({
       areas,
       words,
@@ -152,6 +155,40 @@ export class SearchService implements TreeObserver {
       return { parent: stripBasePath(user.basePath, parentOf(full)), name: r.name, is_dir: isDir, size: isDir ? 0 : r.size, type: isDir ? 1 : fileType(r.name) };
     });
     return { content, total };
+  }
+
+  /**
+   * The areas below `root` less what metas keep from `user`: everything below a folder whose password guards it,
+   * and each hidden object (a name a `hide` pattern matches, in a folder the pattern applies to) with everything
+   * below it. Hidden objects are found among the matches below folders with `hide` patterns, so totals and pages
+   * only ever count what the user may see.
+   */
+  private async visibleAreas(user: User, root: string, words: string[], scope: number, byId: Map<number, string>): Promise<SearchArea[]> {
+    let areas = await this.areas(root);
+    const { guarded, hiding } = await this.deps.access.searchRules(user);
+    for (const g of guarded) areas = cut(areas, byId, g, false);
+    const scopes = outermost(hiding).filter((h) => isWithin(h, root) || isWithin(root, h));
+    if (scopes.length === 0 || areas.length === 0) return areas;
+    const candidates = scopes.flatMap((h) => narrow(areas, byId, isWithin(h, root) ? root : h));
+    const top = cleanPath(user.basePath);
+    const rules = new Map<string, Promise<(name: string) => boolean>>();
+    const visibleIn = (dir: string) => {
+      let r = rules.get(dir);
+      if (!r) rules.set(dir, (r = this.deps.access.visibleIn(user, dir)));
+      return r;
+    };
+    const hidden = new Set<string>();
+    for (const m of await this.deps.repo.matches({ areas: candidates, words, scope })) {
+      const full = under(byId.get(m.storage_id) ?? '/', m.path);
+      // the outermost hidden object on the way down from the base path hides this match
+      let out: string | null = null;
+      for (let p = full; p !== '/' && p !== top && isWithin(top, p); p = parentOf(p)) {
+        if (!(await visibleIn(parentOf(p)))(baseName(p))) out = p;
+      }
+      if (out) hidden.add(out);
+    }
+    for (const x of outermost([...hidden])) areas = cut(areas, byId, x, true);
+    return areas;
   }
 
   // ---- walks (build / update tasks) ----
@@ -258,6 +295,16 @@ export class SearchService implements TreeObserver {
     }
   }
 
+  /** Starts a build's bulk load; `all`: the whole index is rebuilt (emptied first). Pair with `finishLoad`. */
+  beginLoad(all: boolean): Promise<void> {
+    return this.deps.repo.beginLoad(all);
+  }
+
+  /** Ends a build's bulk load; at start-up, finishes one a crash interrupted (nothing to do otherwise). */
+  finishLoad(): Promise<void> {
+    return this.deps.repo.finishLoad();
+  }
+
   async clear(): Promise<void> {
     await this.deps.repo.clear();
   }
@@ -320,6 +367,37 @@ export class SearchService implements TreeObserver {
 
 function node(storageId: number, path: string, e: Entry): IndexedNode {
   return { storageId, path, name: baseName(path), isDir: e.isDir, size: e.isDir ? 0 : e.size, modified: e.modified.getTime() };
+}
+
+/** Paths with those inside another one of them dropped. */
+function outermost(paths: string[]): string[] {
+  const sorted = [...new Set(paths)].sort((a, b) => a.length - b.length);
+  return sorted.filter((p, i) => !sorted.slice(0, i).some((q) => isWithin(q, p)));
+}
+
+/** `areas` less the virtual subtree at `full` (`self`: its root too; otherwise only what lies below it). */
+function cut(areas: SearchArea[], byId: Map<number, string>, full: string, self: boolean): SearchArea[] {
+  return areas.flatMap((a) => {
+    const mp = byId.get(a.storageId) ?? '/';
+    if (isWithin(full, mp)) return []; // the whole storage lies below `full` (its root row is never indexed)
+    if (!isWithin(mp, full)) return [a];
+    const inner = relativeTo(mp, full);
+    if (isWithin(inner, a.under)) return []; // the area is `inner`'s descendants or some of them
+    if (!isWithin(a.under, inner)) return [a];
+    return [self ? { ...a, excludes: [...a.excludes, inner] } : { ...a, below: [...(a.below ?? []), inner] }];
+  });
+}
+
+/** The parts of `areas` strictly below the virtual folder `full`. */
+function narrow(areas: SearchArea[], byId: Map<number, string>, full: string): SearchArea[] {
+  return areas.flatMap((a) => {
+    const mp = byId.get(a.storageId) ?? '/';
+    if (isWithin(full, mp)) return [a];
+    if (!isWithin(mp, full)) return [];
+    const inner = relativeTo(mp, full);
+    if (isWithin(inner, a.under)) return [a];
+    return isWithin(a.under, inner) ? [{ ...a, under: inner }] : [];
+  });
 }
 
 function depthOf(p: string): number {

@@ -24,10 +24,17 @@ export function searchTasks(deps: { search: SearchService }): TaskDefinition[] {
     INDEX_BUILD_TASK,
     async ({ paths, max_depth }, run) => {
       let base = 0;
-      for (const p of paths) {
-        run.signal.throwIfAborted();
-        await search.removeUnder(p);
-        base += await search.walk(p, { reconcile: false, maxDepth: max_depth, signal: run.signal, onCount: (n) => (run.progress(base + n), run.status(`${base + n} objects`)) });
+      // a bulk load: rows are indexed for matching once, at the end (also after a cancel or a failure)
+      const all = paths.includes('/');
+      await search.beginLoad(all);
+      try {
+        for (const p of paths) {
+          run.signal.throwIfAborted();
+          if (!all) await search.removeUnder(p);
+          base += await search.walk(p, { reconcile: false, maxDepth: max_depth, signal: run.signal, onCount: (n) => (run.progress(base + n), run.status(`${base + n} objects`)) });
+        }
+      } finally {
+        await search.finishLoad();
       }
       return { obj_count: base };
     },
