@@ -126,6 +126,24 @@ forEachDialect('offline downloads through aria2', (h) => {
     assert.ok(!(transfers.body.data as { name: string }[]).some((x) => x.name.includes('/dl-cancel')));
   });
 
+  test('a download that makes no progress (nobody has the torrent) fails after offline_stall_timeout: aria2 drops it, nothing lands', async () => {
+    await setSettings(h(), token, { offline_stall_timeout: '2' });
+    try {
+      const r = await add({ urls: [magnetOf('5'.repeat(40), 'nobody')], path: '/dl-stalled', tool: 'aria2' });
+      assert.equal(r.status, 200, r.body.message);
+      const tid = r.body.data.tasks[0].id as string;
+      const end = await settledTask(h(), token, tid, 'offline_download', 30_000);
+      assert.equal(end.state, 7, `failed: ${end.status}`);
+      assert.match(end.error, /aria2: no progress for 2 s/);
+      const known = [...(await aria2.call<{ dir: string }[]>('aria2.tellActive', [['dir']])), ...(await aria2.call<{ dir: string }[]>('aria2.tellStopped', [0, 100, ['dir']]))];
+      assert.ok(!known.some((d) => d.dir.startsWith(join(workDir(h()), tid))), 'aria2 no longer lists it');
+      assert.ok(!existsSync(join(workDir(h()), tid)));
+      assert.ok(!existsSync(join(filesDir(h()), 'dl-stalled', 'nobody')), 'nothing landed');
+    } finally {
+      await setSettings(h(), token, { offline_stall_timeout: '1800' });
+    }
+  });
+
   test('offline_download of a torrent-only seed hands it to aria2; every file lands at <path>/<seed path>, checked against the seed; quick_save copies what Ferry holds', async () => {
     assert.ok(decodeTorrent(albumTorrent).seed.files.some((f) => f.hashes.sha256), 'whole digests to check');
     await seedDownloadLands(h(), token, swarm, '/dl-seed');

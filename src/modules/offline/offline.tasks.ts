@@ -129,6 +129,25 @@ function counted(src: Readable, onBytes: (n: number) => void): Readable {
 
 const POLL_MS = 500;
 
+/** Whether a download has made no progress (bytes or size) for `seconds` (0: never stalls). */
+function stallWatch(seconds: number, now: () => number = Date.now) {
+  let last = '';
+  let since = now();
+  return {
+    seconds,
+    moved: () => void (since = now()),
+    stalled(done: number, total: number): boolean {
+      const mark = `${done}/${total}`;
+      if (mark !== last) {
+        last = mark;
+        since = now();
+        return false;
+      }
+      return seconds > 0 && now() - since > seconds * 1000;
+    },
+  };
+}
+
 async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unknown> {
   const user = await creator(deps, job.user_id, job.target);
   const { tool, seedMinutes } = await toolOf(deps, job.tool as BtToolName);
@@ -149,17 +168,20 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
     await mkdir(work, { recursive: true });
     let id = await tool.add(input, work, seedMinutes);
     ids.push(id);
+    const stall = stallWatch(Math.max(0, await deps.settings.getNumber('offline_stall_timeout')));
     for (;;) {
       await sleep(POLL_MS, undefined, { signal: run.signal });
       const st = await tool.status(id, work);
       if (st.next) {
         id = st.next; // the download goes on under another id (aria2: a magnet's files after its metadata)
         ids.push(id);
+        stall.moved();
         continue;
       }
       if (st.totalBytes > 0) run.progress(st.doneBytes, st.totalBytes);
       if (st.state === 'error') throw new ToolError(st.error ?? `${tool.name}: download failed`);
       if (st.state === 'active') {
+        if (stall.stalled(st.doneBytes, st.totalBytes)) throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
         run.status(`downloading (${st.text})`);
         continue;
       }

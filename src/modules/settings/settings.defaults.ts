@@ -76,6 +76,7 @@ export const SETTING_DEFS: readonly SettingDef[] = [
   { key: 'transmission_seedtime', default: '0', type: 'number', group: 'offline', public: false, help: 'Minutes Transmission keeps seeding (idle limit; 0 = Ferry removes the torrent when done).', olGroup: OL_GROUP.OFFLINE_DOWNLOAD },
   { key: 'qbittorrent_url', default: '', type: 'string', group: 'offline', public: false, help: 'qBittorrent Web UI URL, user and password in it (e.g. http://admin:pass@127.0.0.1:8080/); set with set_qbit.', olGroup: OL_GROUP.OFFLINE_DOWNLOAD },
   { key: 'qbittorrent_seedtime', default: '0', type: 'number', group: 'offline', public: false, help: 'Minutes qBittorrent keeps seeding (0 = Ferry removes the torrent when done).', olGroup: OL_GROUP.OFFLINE_DOWNLOAD },
+  { key: 'offline_stall_timeout', default: '1800', type: 'number', group: 'offline', public: false, help: 'Seconds an offline download may go without any progress (no peers, a dead swarm or source) before its task fails and the tool drops it; 0 = wait forever.', olGroup: OL_GROUP.OFFLINE_DOWNLOAD },
   { key: 'offline_http_via_tool', default: 'false', type: 'bool', group: 'offline', public: false, help: 'Let external tools fetch plain http(s) URLs (Ferry still refuses private and loopback addresses first); off: only SimpleHttp fetches them.', olGroup: OL_GROUP.OFFLINE_DOWNLOAD },
 ];
 
