@@ -181,7 +181,7 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       if (st.totalBytes > 0) run.progress(st.doneBytes, st.totalBytes);
       if (st.state === 'error') throw new ToolError(st.error ?? `${tool.name}: download failed`);
       if (st.state === 'active') {
-        if (stall.stalled(st.doneBytes, st.totalBytes)) throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
+        if (stall.stalled(st.doneBytes, st.totalBytes)) throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (${st.text}; no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
         run.status(`downloading (${st.text})`);
         continue;
       }
