@@ -76,8 +76,10 @@ export function thumbsTasks(deps: ThumbsTaskDeps): TaskDefinition[] {
           run.progress(++done, files.length);
         }
       };
-      await Promise.all(Array.from({ length: deps.thumbs.concurrency }, worker));
+      // every worker settles (a thumbnail in flight is finished) before the task ends, canceled or not
+      const settled = await Promise.allSettled(Array.from({ length: deps.thumbs.concurrency }, worker));
       run.signal.throwIfAborted();
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
       return result;
     },
     { authorize: ({ path }, user) => requireWithinBase(user, path) },
