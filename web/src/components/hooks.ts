@@ -2,13 +2,12 @@
  * Small state hooks shared by pages and dialogs:
  *  - `useSubmit()` → `{ busy, error, setError, run }`: `run(fn, onError?)` marks busy, clears the
  *    error, awaits `fn` and shows a failure as the inline `error`.
- *  - `useLoader(fetch)` → `{ data, error, reload }`: loads on mount; `reload()` fetches again.
  *  - `useToastAction(after)` → `act(fn, done)`: runs `fn`, toasts `done` and awaits `after()`,
  *    or toasts the error.
  *  - `useEditing<T>(after)` → `{ editing, setEditing, saved }`: what a dialog edits (an item,
  *    'new', or null when closed); `saved(msg)` closes it, toasts `msg` and calls `after()`.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../api.js';
 import { useToast } from './Toast.js';
 
@@ -28,23 +27,6 @@ export function useSubmit() {
     }
   };
   return { busy, error, setError, run };
-}
-
-export function useLoader<T>(fetch: () => Promise<T>) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const fetchRef = useRef(fetch);
-  fetchRef.current = fetch;
-  const reload = useCallback(async () => {
-    try {
-      setData(await fetchRef.current());
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-  useEffect(() => void reload(), [reload]);
-  return { data, error, reload };
 }
 
 export function useToastAction(after: () => unknown) {
