@@ -185,7 +185,7 @@ describe('web: file viewers', () => {
     assert.match((await page.getByRole('link', { name: 'Download' }).getAttribute('href')) ?? '', /^\/d\/docs\/data\.bin\?sign=/);
   });
 
-  test('the grid view shows thumbnails, opens files, and keeps only the rows in view for 10,000 images', async () => {
+  test('the grid and list views show thumbnails, open files, and keep only the rows in view for 10,000 images', async () => {
     await page.goto('/files/pics');
     await page.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Grid' }).click();
     const cell = page.locator('.file-cell[data-name="a.png"] img');
@@ -208,6 +208,14 @@ describe('web: file viewers', () => {
     await page.locator('.file-cell[data-name="img-09999.png"]').waitFor();
     assert.ok((await page.locator('.file-cell').count()) < 300);
     await page.getByRole('group', { name: 'View' }).getByRole('button', { name: 'List' }).click();
+    // the list view too keeps only the rows in view; the page scrolls through all 10,000
+    await page.locator('tr[data-name="img-00000.png"]').waitFor();
+    const rows = page.locator('tbody tr[data-name]');
+    assert.ok((await rows.count()) > 0 && (await rows.count()) < 300, `only the rows in view are rendered: ${await rows.count()} rows`);
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await page.locator('tr[data-name="img-09999.png"]').waitFor();
+    assert.ok((await rows.count()) < 300);
+    assert.equal(await page.locator('tr[data-name="img-00000.png"]').count(), 0, 'the first row left the DOM');
   });
 
   test("a folder's README is shown under its listing", async () => {

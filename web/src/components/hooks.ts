@@ -1,50 +1,31 @@
 /**
  * Small state hooks shared by pages and dialogs:
- *  - `useSubmit()` → `{ busy, error, setError, run }`: `run(fn, onError?)` marks busy, clears the
- *    error, awaits `fn` and shows a failure as the inline `error`.
- *  - `useLoader(fetch)` → `{ data, error, reload }`: loads on mount; `reload()` fetches again.
+ *  - `useSubmit()` → `{ busy, error, setError, run }`: `run(fn, onError?)` runs `fn` as a TanStack
+ *    mutation (`busy` while it is pending), clears the error first and shows a failure as the inline `error`.
  *  - `useToastAction(after)` → `act(fn, done)`: runs `fn`, toasts `done` and awaits `after()`,
  *    or toasts the error.
  *  - `useEditing<T>(after)` → `{ editing, setEditing, saved }`: what a dialog edits (an item,
  *    'new', or null when closed); `saved(msg)` closes it, toasts `msg` and calls `after()`.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
 import { errorMessage } from '../api.js';
 import { useToast } from './Toast.js';
 
 export function useSubmit() {
-  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // TanStack's mutation state is the busy flag; the error stays local (forms set their own too).
+  const mutation = useMutation({ mutationFn: (fn: () => Promise<unknown>) => fn() });
   const run = async (fn: () => Promise<unknown>, onError?: (e: unknown) => void): Promise<void> => {
-    setBusy(true);
     setError(null);
     try {
-      await fn();
+      await mutation.mutateAsync(fn);
     } catch (e) {
       setError(errorMessage(e));
       onError?.(e);
-    } finally {
-      setBusy(false);
     }
   };
-  return { busy, error, setError, run };
-}
-
-export function useLoader<T>(fetch: () => Promise<T>) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const fetchRef = useRef(fetch);
-  fetchRef.current = fetch;
-  const reload = useCallback(async () => {
-    try {
-      setData(await fetchRef.current());
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-  useEffect(() => void reload(), [reload]);
-  return { data, error, reload };
+  return { busy: mutation.isPending, error, setError, run };
 }
 
 export function useToastAction(after: () => unknown) {

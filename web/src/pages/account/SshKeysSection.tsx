@@ -4,7 +4,8 @@ import { api } from '../../api.js';
 import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { TextArea, TextField } from '../../components/Field.js';
-import { useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
+import { useSubmit, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { useToast } from '../../components/Toast.js';
 import { EmptyState, InlineError, ListView } from '../../components/ui.js';
 import { formatDate } from '../../lib/format.js';
@@ -16,7 +17,7 @@ const fetchKeys = async () => (await api.get<Page<SshKey>>('/api/me/sshkey/list'
 export function SshKeysSection() {
   const toast = useToast();
   const { confirm } = useDialogs();
-  const { data: keys, error: loadError, reload } = useLoader(fetchKeys);
+  const { data: keys, error: loadError, reload } = useServerData(queryKeys.sshKeys, fetchKeys);
   const act = useToastAction(reload);
   const [title, setTitle] = useState('');
   const [key, setKey] = useState('');

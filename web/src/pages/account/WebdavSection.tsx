@@ -4,7 +4,8 @@ import { api } from '../../api.js';
 import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { TextField } from '../../components/Field.js';
-import { useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
+import { useSubmit, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { EmptyState, InlineError, ListView } from '../../components/ui.js';
 import { formatDate } from '../../lib/format.js';
 import { useSession } from '../../session.js';
@@ -16,7 +17,7 @@ const fetchPasswords = async () => (await api.get<{ content: AppPassword[]; tota
 export function WebdavSection() {
   const { me } = useSession();
   const { confirm } = useDialogs();
-  const { data: passwords, error: loadError, reload } = useLoader(fetchPasswords);
+  const { data: passwords, error: loadError, reload } = useServerData(queryKeys.webdavPasswords, fetchPasswords);
   const act = useToastAction(reload);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; password: string } | null>(null);

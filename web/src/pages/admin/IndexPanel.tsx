@@ -1,24 +1,19 @@
 /** Admin settings: the search index's state (objects, running or not, last run, error) and its build/update/clear buttons. */
-import { useEffect } from 'react';
 import { api } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
-import { useLoader, useToastAction } from '../../components/hooks.js';
+import { useToastAction } from '../../components/hooks.js';
 import { Badge, InlineError } from '../../components/ui.js';
 import { formatDate } from '../../lib/format.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import type { IndexProgress } from '../../types.js';
 
 const fetchProgress = () => api.get<IndexProgress>('/api/admin/index/progress');
 
 export function IndexPanel() {
   const { confirm } = useDialogs();
-  const { data, error, reload } = useLoader(fetchProgress);
+  // While a build or update runs, poll its progress every second.
+  const { data, error, reload } = useServerData(queryKeys.indexProgress, fetchProgress, { refetchInterval: (d) => (d && !d.is_done ? 1000 : false) });
   const act = useToastAction(reload);
-  // While a build or update runs, poll its progress.
-  useEffect(() => {
-    if (!data || data.is_done) return;
-    const t = window.setInterval(() => void reload(), 1000);
-    return () => window.clearInterval(t);
-  }, [data, reload]);
 
   const clear = async () => {
     if (!(await confirm({ title: 'Clear the search index?', message: 'Search finds nothing until the index is built again.', confirmLabel: 'Clear', danger: true }))) return;

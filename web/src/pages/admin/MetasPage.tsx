@@ -4,7 +4,8 @@ import { api } from '../../api.js';
 import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { CheckboxField, TextArea, TextField } from '../../components/Field.js';
-import { useEditing, useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
+import { useEditing, useSubmit, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { Modal, ModalActions } from '../../components/Modal.js';
 import { Badge, EmptyState, InlineError, ListView, PageHeader } from '../../components/ui.js';
 import type { Meta, Page } from '../../types.js';
@@ -67,7 +68,7 @@ function MetaDialog({ meta, onClose, onSaved }: { meta: Meta | null; onClose: ()
 
 export function MetasPage() {
   const { confirm } = useDialogs();
-  const { data, error, reload } = useLoader(fetchMetas);
+  const { data, error, reload } = useServerData(queryKeys.metas, fetchMetas);
   const act = useToastAction(reload);
   const { editing, setEditing, saved } = useEditing<Meta>(reload);
   const remove = async (m: Meta) => {

@@ -3,7 +3,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { CheckboxField, SelectField, TextArea, TextField } from '../../components/Field.js';
-import { useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
+import { useSubmit, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { useToast } from '../../components/Toast.js';
 import { CopyButton, InlineError, PageHeader, Spinner } from '../../components/ui.js';
 import { useSession } from '../../session.js';
@@ -39,7 +40,7 @@ export function SettingsPage() {
   const toast = useToast();
   const { confirm } = useDialogs();
   const session = useSession();
-  const { data: settings, error: loadError, reload } = useLoader(fetchSettings);
+  const { data: settings, error: loadError, reload } = useServerData(queryKeys.settings, fetchSettings);
   const [draft, setDraft] = useState<Record<string, string>>({});
   const { busy, error, setError, run } = useSubmit();
   const act = useToastAction(reload);

@@ -2,7 +2,8 @@
 import { api } from '../../api.js';
 import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
-import { useEditing, useLoader, useToastAction } from '../../components/hooks.js';
+import { useEditing, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { Badge, EmptyState, InlineError, ListView, PageHeader } from '../../components/ui.js';
 import type { DriverInfo, Page, Storage } from '../../types.js';
 import { StorageDialog } from './StorageDialog.js';
@@ -38,7 +39,7 @@ function StatusBadge({ s }: { s: Storage }) {
 
 export function StoragesPage() {
   const { confirm } = useDialogs();
-  const { data, error, reload } = useLoader(fetchStorages);
+  const { data, error, reload } = useServerData(queryKeys.storages, fetchStorages);
   const act = useToastAction(reload);
   const { editing, setEditing, saved } = useEditing<Storage>(reload);
   const drivers = data?.drivers ?? null;

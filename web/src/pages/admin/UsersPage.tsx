@@ -4,7 +4,8 @@ import { api } from '../../api.js';
 import { ACTIONS, DataTable, RowActions, RowButton, type Column } from '../../components/DataTable.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { CheckboxField, TextField } from '../../components/Field.js';
-import { useEditing, useLoader, useSubmit, useToastAction } from '../../components/hooks.js';
+import { useEditing, useSubmit, useToastAction } from '../../components/hooks.js';
+import { queryKeys, useServerData } from '../../lib/queries.js';
 import { Modal, ModalActions } from '../../components/Modal.js';
 import { Badge, EmptyState, InlineError, ListView, PageHeader } from '../../components/ui.js';
 import { hasBit, PERMISSIONS, ROLE_NAMES } from '../../lib/permissions.js';
@@ -15,7 +16,7 @@ const fetchUsers = async () => (await api.get<Page<User>>('/api/admin/user/list'
 
 export function UsersPage() {
   const { confirm } = useDialogs();
-  const { data: users, error, reload } = useLoader(fetchUsers);
+  const { data: users, error, reload } = useServerData(queryKeys.users, fetchUsers);
   const act = useToastAction(reload);
   const { editing, setEditing, saved } = useEditing<User>(reload);
 

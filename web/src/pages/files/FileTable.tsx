@@ -1,5 +1,10 @@
-/** The listing: checkbox selection (shift-click selects a range), sortable columns, open and download. */
-import { useRef, type MouseEvent } from 'react';
+/**
+ * The listing: checkbox selection (shift-click selects a range), sortable columns, open and download.
+ * Only the rows in view (plus a few) are in the DOM, between two spacer rows that keep the page's
+ * height, so a folder of 10,000 entries opens and scrolls at once; the page itself scrolls.
+ */
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { useLayoutEffect, useRef, useState, type MouseEvent } from 'react';
 import { extension, formatBytes, formatDate, isSeedFile } from '../../lib/format.js';
 import { ACTIONS, DataTable, RowActions, type Column } from '../../components/DataTable.js';
 import type { Obj } from '../../types.js';
@@ -46,10 +51,24 @@ export interface FileTableProps {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const ROW = 41; // px, a row's usual height (rows are measured once shown)
+const OVERSCAN = 10;
 
 export function FileTable({ items, sort, onSort, selected = NONE, onSelect, onOpen, downloadUrl }: FileTableProps) {
   const anchor = useRef<number | null>(null);
   const allSelected = items.length > 0 && items.every((o) => selected.has(o.name));
+  // Where the rows start on the page: the top spacer sits at the top of the body whatever its height.
+  const top = useRef<HTMLTableRowElement>(null);
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => {
+    const y = top.current ? top.current.getBoundingClientRect().top + window.scrollY : 0;
+    if (Math.abs(y - margin) > 1) setMargin(y);
+  });
+  const virtual = useWindowVirtualizer({ count: items.length, estimateSize: () => ROW, overscan: OVERSCAN, scrollMargin: margin, getItemKey: (i) => items[i]!.name });
+  const rows = virtual.getVirtualItems();
+  const before = rows.length ? rows[0]!.start - margin : 0;
+  const after = rows.length ? virtual.getTotalSize() - (rows[rows.length - 1]!.end - margin) : 0;
+  const columns = onSelect ? 5 : 4;
 
   const toggle = (index: number, e: MouseEvent<HTMLInputElement>) => {
     const name = items[index]!.name;
@@ -89,8 +108,13 @@ export function FileTable({ items, sort, onSort, selected = NONE, onSelect, onOp
 
   return (
     <DataTable className="files-table" columns={[...(onSelect ? [selectAll] : []), header('name', 'Name'), header('size', 'Size', 'num'), header('modified', 'Modified', 'hide-sm'), ACTIONS_SM]}>
-      {items.map((o, i) => (
-        <tr key={o.name} aria-selected={selected.has(o.name)} data-name={o.name}>
+      <tr ref={top} className="spacer-row" aria-hidden="true" style={{ height: before }}>
+        <td colSpan={columns} />
+      </tr>
+      {rows.map(({ index: i }) => {
+        const o = items[i]!;
+        return (
+        <tr key={o.name} ref={virtual.measureElement} data-index={i} aria-selected={selected.has(o.name)} data-name={o.name}>
           {onSelect && (
             <td className="check">
               <input type="checkbox" aria-label={`Select ${o.name}`} checked={selected.has(o.name)} onClick={(e) => toggle(i, e)} onChange={() => {}} />
@@ -114,7 +138,11 @@ export function FileTable({ items, sort, onSort, selected = NONE, onSelect, onOp
             )}
           </RowActions>
         </tr>
-      ))}
+        );
+      })}
+      <tr className="spacer-row" aria-hidden="true" style={{ height: after }}>
+        <td colSpan={columns} />
+      </tr>
     </DataTable>
   );
 }

@@ -3,11 +3,12 @@
  * small text files as text, anything else with open/download links. A seed file opens its
  * seed preview instead (the caller decides that).
  */
-import { useEffect, useState } from 'react';
-import { api, errorMessage } from '../../api.js';
+import { useQuery } from '@tanstack/react-query';
+import { errorMessage } from '../../api.js';
 import { Modal } from '../../components/Modal.js';
 import { InlineError, Spinner } from '../../components/ui.js';
 import { extension, formatBytes, formatDate } from '../../lib/format.js';
+import { useFileInfo } from '../../lib/queries.js';
 import type { Obj } from '../../types.js';
 
 const IMAGE = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'bmp', 'svg'];
@@ -18,22 +19,15 @@ const TEXT_LIMIT = 256 * 1024;
 
 type Got = Obj & { raw_url: string };
 
+/** A small text file's content, read through its `raw_url`. */
+const readText = (url: string, signal: AbortSignal) => fetch(url, { signal }).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))));
+
 function Body({ obj }: { obj: Got }) {
   const ext = extension(obj.name);
-  const [text, setText] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const isText = TEXT.includes(ext) && obj.size <= TEXT_LIMIT;
-  useEffect(() => {
-    if (!isText) return;
-    let live = true;
-    fetch(obj.raw_url)
-      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((t) => live && setText(t))
-      .catch((e) => live && setError(errorMessage(e)));
-    return () => {
-      live = false;
-    };
-  }, [obj.raw_url, isText]);
+  const got = useQuery({ queryKey: ['raw', obj.raw_url], queryFn: ({ signal }) => readText(obj.raw_url, signal), enabled: isText, retry: false });
+  const text = got.data ?? null;
+  const error = got.error ? errorMessage(got.error) : null;
   if (IMAGE.includes(ext)) return <img className="file-preview-media" src={obj.raw_url} alt={obj.name} />;
   if (VIDEO.includes(ext)) return <video className="file-preview-media" src={obj.raw_url} controls preload="metadata" />;
   if (AUDIO.includes(ext)) return <audio src={obj.raw_url} controls preload="metadata" />;
@@ -42,18 +36,9 @@ function Body({ obj }: { obj: Got }) {
 }
 
 export function FilePreview({ path, onClose }: { path: string; onClose: () => void }) {
-  const [obj, setObj] = useState<Got | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    api
-      .post<Got>('/api/fs/get', { path })
-      .then((o) => live && setObj(o))
-      .catch((e) => live && setError(errorMessage(e)));
-    return () => {
-      live = false;
-    };
-  }, [path]);
+  const info = useFileInfo(path);
+  const obj = (info.data as Got | undefined) ?? null;
+  const error = info.error ? errorMessage(info.error) : null;
   return (
     <Modal
       open

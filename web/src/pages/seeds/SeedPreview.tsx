@@ -5,8 +5,9 @@
  * `seed_cas_direct_access`, a single-file `.cas` is rapid-uploaded into its folder and the
  * result previewed.
  */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, errorMessage } from '../../api.js';
+import { errorMessage } from '../../api.js';
 import { useDialogs } from '../../components/Dialogs.js';
 import { useToast } from '../../components/Toast.js';
 import { Badge, InlineError, PageHeader, Spinner } from '../../components/ui.js';
@@ -20,14 +21,19 @@ import { OpResults, outcomesOfSave, type OpReport } from './OpResults.js';
 import { Conversions, Diagnostics } from './PreviewParts.js';
 import { PreviewFiles } from './PreviewFiles.js';
 import { PreviewOperations } from './PreviewOperations.js';
-import { convertSeed, parseSeed, saveFiles, updateSeed, type Preview, type PreviewFile, type UpdateEdits } from './seedApi.js';
+import { convertSeed, failureOf, parseSeed, saveFiles, updateSeed, type Preview, type PreviewFile, type UpdateEdits } from './seedApi.js';
 
 export function SeedPreview({ path }: { path: string }) {
   const toast = useToast();
   const navigate = useNavigate();
   const { confirm } = useDialogs();
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
+  const qc = useQueryClient();
+  // The parsed seed, read once per opening (no cache: the file may change meanwhile); edits replace it.
+  const seedKey = ['seed', 'preview', path] as const;
+  const parsed = useQuery({ queryKey: seedKey, queryFn: () => parseSeed(path), enabled: !!path, staleTime: Infinity, gcTime: 0, retry: false });
+  const preview = parsed.data ?? null;
+  const setPreview = (p: Preview) => qc.setQueryData(seedKey, p);
+  const error = !path ? { message: 'No seed file was given (open a .oss, .torrent or .cas file from the file list).' } : parsed.error ? failureOf(parsed.error) : null;
   const [reports, setReports] = useState<(OpReport & { id: number })[]>([]);
   const [editing, setEditing] = useState(false);
   const [showFile, setShowFile] = useState<string | null>(null);
@@ -37,23 +43,7 @@ export function SeedPreview({ path }: { path: string }) {
 
   const report = useCallback((r: OpReport) => setReports((xs) => [{ ...r, id: nextId.current++ }, ...xs].slice(0, 5)), []);
 
-  useEffect(() => {
-    let live = true;
-    setPreview(null);
-    setError(null);
-    setReports([]);
-    if (!path) return setError({ message: 'No seed file was given (open a .oss, .torrent or .cas file from the file list).' });
-    parseSeed(path)
-      .then((p) => live && setPreview(p))
-      .catch((e) => {
-        if (!live) return;
-        const hint = e instanceof ApiError && e.data && typeof e.data === 'object' ? (e.data as { hint?: unknown }).hint : undefined;
-        setError({ message: errorMessage(e), hint: typeof hint === 'string' ? hint : undefined });
-      });
-    return () => {
-      live = false;
-    };
-  }, [path]);
+  useEffect(() => setReports([]), [path]);
 
   // seed_cas_direct_access: open the content of a single-file .cas right away.
   useEffect(() => {

@@ -4,15 +4,15 @@
  * derived name, offered trackers), then `/api/fs/seed/generate`; a large job becomes a
  * background task shown live here and in the tasks panel.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ApiError, errorMessage } from '../../api.js';
 import { CheckboxField, TextArea, TextField } from '../../components/Field.js';
 import { InlineError, Spinner } from '../../components/ui.js';
 import { formatBytes } from '../../lib/format.js';
 import { useSession } from '../../session.js';
 import { FormatPicker, HashMatrixGrid, PieceSizeField } from '../files/SeedOptions.js';
 import { FolderField, folderProblem } from './FolderField.js';
-import { generateSeed, seedCapabilities, type Capabilities, type GenerateResult } from './seedApi.js';
+import { failureOf, generateSeed, seedCapabilities, type Capabilities, type Failure, type GenerateResult } from './seedApi.js';
 import { WizardFiles } from './WizardFiles.js';
 import { WizardResult } from './WizardResult.js';
 import {
@@ -27,15 +27,6 @@ import {
   type WizardState,
 } from './wizardModel.js';
 
-interface Failure {
-  message: string;
-  hint?: string;
-}
-
-function failureOf(e: unknown): Failure {
-  const hint = e instanceof ApiError && e.data && typeof e.data === 'object' ? (e.data as { hint?: unknown }).hint : undefined;
-  return { message: errorMessage(e), hint: typeof hint === 'string' ? hint : undefined };
-}
 
 function initialState(caps: Capabilities, settings: Record<string, string>): WizardState {
   return {
@@ -53,8 +44,6 @@ function initialState(caps: Capabilities, settings: Record<string, string>): Wiz
 
 export function SeedWizard({ paths, onClose }: { paths: string[]; onClose: () => void }) {
   const { settings } = useSession();
-  const [caps, setCaps] = useState<Capabilities | null>(null);
-  const [loadError, setLoadError] = useState<Failure | null>(null);
   const [s, setS] = useState<WizardState | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [busy, setBusy] = useState(false);
@@ -62,22 +51,14 @@ export function SeedWizard({ paths, onClose }: { paths: string[]; onClose: () =>
   const [tried, setTried] = useState(false);
   const key = paths.join('\n');
 
+  // The preflight, once per set of paths (no cache: the drive's answer may change between openings).
+  const preflight = useQuery({ queryKey: ['seed', 'capabilities', key], queryFn: () => seedCapabilities(key.split('\n')), staleTime: Infinity, gcTime: 0, retry: false });
+  const caps = preflight.data ?? null;
+  const loadError = preflight.error ? failureOf(preflight.error) : null;
   useEffect(() => {
-    let live = true;
-    setCaps(null);
-    setLoadError(null);
-    seedCapabilities(key.split('\n'))
-      .then((c) => {
-        if (!live) return;
-        setCaps(c);
-        setS(initialState(c, settings));
-      })
-      .catch((e) => live && setLoadError(failureOf(e)));
-    return () => {
-      live = false;
-    };
+    if (caps) setS(initialState(caps, settings));
     // Settings only seed the initial formats: a late settings load must not reset the form.
-  }, [key]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [caps]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const matrix = useMemo(() => (s ? effectiveMatrix(s.matrix, s.formats) : null), [s]);
   if (loadError) {

@@ -2,9 +2,20 @@
  * The seed endpoints the wizard and the preview use, and the shapes of their answers
  * (src/modules/seeds/generation/ and operations/, seed-formats.md §7–§8).
  */
-import { api } from '../../api.js';
+import { api, ApiError, errorMessage } from '../../api.js';
 import type { Body, Data } from '../../api-types.js';
 import type { Capabilities, HashMatrix, Preview, SeedFormat } from '../../types.js';
+
+/** A failed call as shown: its message and the server's `hint`, if it gave one. */
+export interface Failure {
+  message: string;
+  hint?: string;
+}
+
+export function failureOf(e: unknown): Failure {
+  const hint = e instanceof ApiError && e.data && typeof e.data === 'object' ? (e.data as { hint?: unknown }).hint : undefined;
+  return { message: errorMessage(e), hint: typeof hint === 'string' ? hint : undefined };
+}
 
 // ---------- generation ----------
 

@@ -1,14 +1,19 @@
 /**
- * Live task lists while a panel is open: unfinished tasks every second, finished ones when
- * the unfinished set changes (a task just ended) and every few seconds otherwise. Polling
- * pauses while the tab is hidden and stops when the panel unmounts.
+ * Live task lists while a panel is open, through TanStack Query: unfinished tasks every second
+ * (`refetchInterval`), finished ones when the unfinished set changes (a task just ended) and
+ * every few seconds otherwise. Polling pauses while the tab is hidden (TanStack's default) and
+ * stops when the panel unmounts.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo } from 'react';
 import { ApiError, errorMessage } from '../../api.js';
 import { isDone, listTasks, taskInfo, type Task, type TaskType } from './taskApi.js';
 
 export const POLL_MS = 1000;
 const DONE_EVERY = 5;
+
+/** `['tasks', types, 'done' | 'undone']`; `['tasks']` covers every task query. */
+const listKey = (types: string, done: boolean) => ['tasks', types, done ? 'done' : 'undone'] as const;
 
 export interface TaskLists {
   undone: Task[];
@@ -27,80 +32,42 @@ async function collect(types: readonly TaskType[], done: boolean): Promise<Task[
 }
 
 export function useTaskLists(types: readonly TaskType[]): TaskLists {
-  const [undone, setUndone] = useState<Task[]>([]);
-  const [done, setDone] = useState<Task[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const qc = useQueryClient();
   const key = types.join(',');
-  const [nonce, setNonce] = useState(0);
-  const refresh = useCallback(() => setNonce((n) => n + 1), []);
-
+  const live = { staleTime: 0, refetchOnMount: 'always' as const };
+  const undone = useQuery({ queryKey: listKey(key, false), queryFn: () => collect(types, false), refetchInterval: POLL_MS, ...live });
+  const done = useQuery({ queryKey: listKey(key, true), queryFn: () => collect(types, true), refetchInterval: POLL_MS * DONE_EVERY, ...live });
+  // A task left the unfinished list: the finished list changed too.
+  const ids = useMemo(() => undone.data?.map((t) => t.id).join(','), [undone.data]);
   useEffect(() => {
-    const ts = key.split(',') as TaskType[];
-    let live = true;
-    let timer: number | undefined;
-    let tick = 0;
-    let lastIds = '';
-    const run = async () => {
-      if (!live) return;
-      if (document.visibilityState !== 'hidden') {
-        try {
-          const u = await collect(ts, false);
-          if (!live) return;
-          const ids = u.map((t) => t.id).join(',');
-          setUndone(u);
-          if (tick % DONE_EVERY === 0 || ids !== lastIds) {
-            const d = await collect(ts, true);
-            if (!live) return;
-            setDone(d);
-          }
-          lastIds = ids;
-          tick++;
-          setError(null);
-          setLoaded(true);
-        } catch (e) {
-          if (live) setError(errorMessage(e));
-        }
-      }
-      if (live) timer = window.setTimeout(() => void run(), POLL_MS);
-    };
-    void run();
-    return () => {
-      live = false;
-      window.clearTimeout(timer);
-    };
-  }, [key, nonce]);
-
-  return { undone, done, loaded, error, refresh };
+    if (ids !== undefined) void qc.invalidateQueries({ queryKey: listKey(key, true) });
+  }, [ids, key, qc]);
+  const refresh = useCallback(() => void qc.invalidateQueries({ queryKey: ['tasks', key] }), [qc, key]);
+  const failed = undone.error ?? done.error;
+  return {
+    undone: undone.data ?? [],
+    done: done.data ?? [],
+    loaded: undone.data !== undefined && done.data !== undefined,
+    error: failed ? errorMessage(failed) : null,
+    refresh,
+  };
 }
 
-/** One task, polled every second until it has finished. */
+/** One task, polled every second until it has finished (or is gone). */
 export function useTask(initial: Task): { task: Task; refresh: () => void } {
-  const [task, setTask] = useState(initial);
-  const [nonce, setNonce] = useState(0);
-  const ref = useRef(task);
-  ref.current = task;
-  const refresh = useCallback(() => setNonce((n) => n + 1), []);
-  useEffect(() => {
-    let live = true;
-    let timer: number | undefined;
-    const run = async () => {
-      try {
-        const t = await taskInfo(ref.current.type, ref.current.id);
-        if (!live) return;
-        setTask(t);
-        if (isDone(t.state)) return;
-      } catch (e) {
-        if (e instanceof ApiError && e.code === 404) return; // removed meanwhile
-        // otherwise keep the last known state and try again
-      }
-      if (live) timer = window.setTimeout(() => void run(), POLL_MS);
-    };
-    timer = window.setTimeout(() => void run(), nonce === 0 ? POLL_MS : 0);
-    return () => {
-      live = false;
-      window.clearTimeout(timer);
-    };
-  }, [nonce]);
-  return { task, refresh };
+  const qc = useQueryClient();
+  const q = useQuery({
+    queryKey: ['task', initial.type, initial.id],
+    queryFn: () => taskInfo(initial.type, initial.id),
+    initialData: initial,
+    initialDataUpdatedAt: Date.now(),
+    staleTime: POLL_MS,
+    gcTime: 0,
+    // a 404 (removed meanwhile) ends polling; another failure keeps the last known state and tries again
+    retry: false,
+    refetchInterval: (query) =>
+      isDone(query.state.data?.state ?? 0) || (query.state.error instanceof ApiError && query.state.error.code === 404) ? false : POLL_MS,
+  });
+  const refresh = useCallback(() => void qc.invalidateQueries({ queryKey: ['task', initial.type, initial.id] }), [qc, initial.type, initial.id]);
+  return { task: q.data, refresh };
 }
