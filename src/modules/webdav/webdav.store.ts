@@ -55,9 +55,17 @@ export class DavStore {
     return this.db.selectFrom('dav_props').select(['ns', 'name', 'value']).where('path', '=', path).execute();
   }
 
-  /** Dead properties of the direct children of `dir` (and of `dir`), by path. */
-  async propsBelow(dir: string): Promise<Map<string, DeadProp[]>> {
-    const rows = await this.db.selectFrom('dav_props').select(['path', 'ns', 'name', 'value']).where(under(dir)).execute();
+  /** Dead properties of `dir` and of its direct children (not deeper), by path. */
+  async propsOfChildren(dir: string): Promise<Map<string, DeadProp[]>> {
+    const prefix = dir === '/' ? '/' : dir + '/';
+    // the rest after the prefix holds no '/' (replace and length exist on SQLite and PostgreSQL)
+    const rest = sql<string>`substr(path, ${codePoints(prefix) + 1})`;
+    const rows = await this.db
+      .selectFrom('dav_props')
+      .select(['path', 'ns', 'name', 'value'])
+      .where(under(dir))
+      .where((eb) => eb.or([eb('path', '=', dir), sql<boolean>`length(replace(${rest}, '/', '')) = length(${rest})`]))
+      .execute();
     const out = new Map<string, DeadProp[]>();
     for (const r of rows) {
       let l = out.get(r.path);
