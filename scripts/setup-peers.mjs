@@ -6,7 +6,7 @@
 // it prints the one command to run and exits 1. Nothing is installed when everything is present.
 // Usage: node scripts/setup-peers.mjs [--bench] [--check]   (--check: report only, never install)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 
 /** Debian packages and what they are for. */
 const TEST_PACKAGES = {
@@ -80,6 +80,23 @@ if (!haveDpkg) {
       process.stderr.write('setup-peers: apt-get failed\n');
       process.exit(1);
     }
+  }
+}
+
+// The official OpenList web frontend, for test/openlist/official-frontend.test.ts: its published build (npm
+// package, `dist/` only; installing it as a dependency would pull in its 49 dependencies), unpacked once
+// into .peers/ (npm pack checks the registry's integrity hash).
+const FRONTEND = '@openlist-frontend/openlist-frontend@4.2.6';
+const frontendDir = new URL('../.peers/openlist-frontend-4.2.6/', import.meta.url).pathname;
+if (!existsSync(`${frontendDir}dist/index.html`) && !args.has('--check')) {
+  mkdirSync(frontendDir, { recursive: true });
+  const packed = spawnSync('npm', ['pack', FRONTEND, '--pack-destination', frontendDir, '--silent'], { encoding: 'utf8' });
+  const tgz = packed.stdout.trim().split('\n').pop();
+  const ok = packed.status === 0 && tgz && run('tar', ['xzf', `${frontendDir}${tgz}`, '-C', frontendDir, '--strip-components=1', 'package/dist']);
+  if (tgz) rmSync(`${frontendDir}${tgz}`, { force: true });
+  if (!ok) {
+    process.stderr.write(`setup-peers: could not fetch ${FRONTEND} from the npm registry: ${packed.stderr}\n`);
+    process.exit(1);
   }
 }
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import type { SFTPWrapper } from 'ssh2';
 import { COPY_TASK, MOVE_TASK } from '../../src/modules/fs/fs.task.js';
+import { OFFLINE_TRANSFER_TASK } from '../../src/modules/offline/offline.tasks.js';
+import { listen } from '../seeds-ops/transfer-helpers.js';
 import { TaskState } from '../../src/modules/tasks/task.model.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { call, ssh2Sftp } from '../sftp/support.js';
@@ -226,6 +228,83 @@ forEachDialect('metas vs writes, shares, SFTP and tasks', (h) => {
       assert.match(end.error ?? '', /permission denied/);
     }
     assert.ok(has('ht/secret.txt') && has('ht/plain.txt') && !has('ht-copy.txt') && !has('ht/secret-plain.txt'));
+  });
+
+  test('sidecars follow their file even under hidden names, but never replace an object hidden from the user', T, async () => {
+    files(h(), 'hsc', ['a.txt', 'a.txt.oss', 'b.txt.oss']);
+    files(h(), 'hsc-dst', ['c.txt.oss']);
+    await meta({ path: '/hsc', hide: '\\.oss$' });
+    await meta({ path: '/hsc-dst', hide: '\\.oss$' });
+    assert.deepEqual(await names('/hsc', user), ['a.txt']);
+    const rename = (token: string, name: string) => h().post('/api/fs/rename', { path: '/hsc/a.txt', name }, { token });
+    // a.txt.oss would follow onto the hidden b.txt.oss
+    const refused = await rename(user, 'b.txt');
+    assert.equal(refused.status, 403, refused.body.message);
+    assert.ok(has('hsc/a.txt') && has('hsc/a.txt.oss') && !has('hsc/b.txt'));
+    assert.equal(readFileSync(disk('hsc/b.txt.oss'), 'utf8'), 'content of b.txt.oss');
+    // no hidden object in the way: the hidden sidecar follows its file
+    const renamed = await rename(user, 'c.txt');
+    assert.equal(renamed.status, 200, renamed.body.message);
+    assert.ok(has('hsc/c.txt') && has('hsc/c.txt.oss') && !has('hsc/a.txt.oss'));
+    // a move whose sidecar would replace a hidden one in the destination is refused whole
+    const move = await h().post('/api/fs/move', { src_dir: '/hsc', dst_dir: '/hsc-dst', names: ['c.txt'] }, { token: user });
+    assert.equal(move.status, 403, move.body.message);
+    assert.ok(has('hsc/c.txt') && has('hsc/c.txt.oss') && !has('hsc-dst/c.txt'));
+    assert.equal(readFileSync(disk('hsc-dst/c.txt.oss'), 'utf8'), 'content of c.txt.oss');
+    // a user who sees hidden names may
+    const seen = await h().post('/api/fs/move', { src_dir: '/hsc', dst_dir: '/hsc-dst', names: ['c.txt'] }, { token: seer });
+    assert.equal(seen.status, 200, seen.body.message);
+    assert.equal(readFileSync(disk('hsc-dst/c.txt.oss'), 'utf8'), 'content of a.txt.oss');
+  });
+
+  test('offline downloads: a hidden destination is refused, a hidden downloaded name is not written, visible ones land', T, async () => {
+    const olgaId = await h().createUser('olga', 'olga-pass-1', { permission: bits(2, 3) });
+    const olga = await h().login('olga', 'olga-pass-1');
+    mkdirSync(disk('ho/secretdir'), { recursive: true });
+    await meta({ path: '/ho', hide: '^secret', h_sub: true });
+    const source = await listen();
+    try {
+      source.routes.set('/secret.bin', { body: 'hidden name' });
+      source.routes.set('/open.bin', { body: 'visible name' });
+      const save = await h().post('/api/admin/setting/save', [{ key: 'seed_trusted_source_hosts', value: source.host }], { token: admin });
+      assert.equal(save.status, 200, save.body.message);
+      const add = (url: string, path: string) => h().post('/api/fs/add_offline_download', { urls: [`${source.url}${url}`], path, tool: 'SimpleHttp' }, { token: olga });
+
+      const hiddenDir = await add('/open.bin', '/ho/secretdir');
+      assert.equal(hiddenDir.status, 403, hiddenDir.body.message);
+      assert.equal(hiddenDir.body.message, 'permission denied');
+      assert.equal(source.hits.length, 0, 'nothing fetched for a refused destination');
+
+      const hiddenName = await add('/secret.bin', '/ho');
+      assert.equal(hiddenName.status, 200, hiddenName.body.message);
+      const failed = await h().ctx.tasks.settle(hiddenName.body.data.tasks[0].id as string, 30_000);
+      assert.equal(failed.state, TaskState.FAILED, failed.error ?? '');
+      assert.match(failed.error ?? '', /secret\.bin: permission denied/);
+      assert.ok(!has('ho/secret.bin'));
+
+      const visible = await add('/open.bin', '/ho');
+      const landed = await h().ctx.tasks.settle(visible.body.data.tasks[0].id as string, 30_000);
+      assert.equal(landed.state, TaskState.SUCCEEDED, landed.error ?? '');
+      assert.equal(readFileSync(disk('ho/open.bin'), 'utf8'), 'visible name');
+    } finally {
+      await source.close();
+    }
+
+    // a transfer from a tool's folder (a torrent's files): the hidden one stays out, the rest lands
+    const work = join(h().dataDir, 'offline', 'metas-transfer');
+    mkdirSync(join(work, 'pack'), { recursive: true });
+    writeFileSync(join(work, 'pack', 'secret-notes.txt'), 'hidden');
+    writeFileSync(join(work, 'pack', 'readme.txt'), 'shown');
+    const row = await h().ctx.tasks.create(OFFLINE_TRANSFER_TASK, {
+      name: 'transfer',
+      creatorId: olgaId,
+      payload: { user_id: olgaId, tool: 'aria2', work, target: '/ho', delete_policy: 'delete_never', files: [{ rel: 'pack/secret-notes.txt', size: 6 }, { rel: 'pack/readme.txt', size: 5 }] },
+    });
+    const end = await h().ctx.tasks.settle(row.id, 30_000);
+    assert.equal(end.state, TaskState.SUCCEEDED, end.error ?? '');
+    assert.deepEqual(JSON.parse(end.result ?? 'null'), { files: ['pack/readme.txt'], target: '/ho', hidden: ['pack/secret-notes.txt'] });
+    assert.equal(readFileSync(disk('ho/pack/readme.txt'), 'utf8'), 'shown');
+    assert.ok(!has('ho/pack/secret-notes.txt'));
   });
 
 }, { FERRY_SFTP_LISTEN: '127.0.0.1:0' });

@@ -19,7 +19,11 @@ export type MetaView = Static<typeof MetaSchema>;
 
 const TEXT = 64 * 1024;
 
-/** What create/update read; other properties (OpenList's newer fields, `id` on create) are ignored. */
+/**
+ * What create/update read; other properties (`id` on create, `*_users_sub`) are ignored. OpenList 4.2's per-user lists
+ * (`read_users`, `write_users`) are refused unless empty: ignoring them would leave a folder open that its admin
+ * meant to restrict.
+ */
 export const MetaInput = {
   path: Type.String({ minLength: 1, maxLength: 4096 }),
   password: Type.Optional(Type.String({ maxLength: 1024 })),
@@ -32,6 +36,8 @@ export const MetaInput = {
   r_sub: Type.Optional(Type.Boolean()),
   header: Type.Optional(Type.String({ maxLength: TEXT })),
   header_sub: Type.Optional(Type.Boolean()),
+  read_users: Type.Optional(Type.Array(Type.Integer(), { maxItems: 10_000, description: 'OpenList 4.2: user ids allowed to read; Ferry has no per-user lists, so only [] is accepted' })),
+  write_users: Type.Optional(Type.Array(Type.Integer(), { maxItems: 10_000, description: 'OpenList 4.2: user ids allowed to write; only [] is accepted' })),
 };
 export const MetaCreateBody = Type.Object(MetaInput, { additionalProperties: true });
 export const MetaUpdateBody = Type.Object({ id: Type.Integer({ minimum: 1 }), ...MetaInput }, { additionalProperties: true });

@@ -3,7 +3,7 @@
  * `FolderRules` port. Every instance re-reads the (small) table at most every CACHE_MS, so a change made on one
  * instance holds on all within a second.
  */
-import { conflict, notFound } from '../../lib/errors.js';
+import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { cleanPath } from '../../lib/path-safety.js';
 import { parentOf } from '../../lib/paths.js';
 import { compileSafeRegex } from '../../lib/safe-regex.js';
@@ -130,6 +130,9 @@ export class MetasService implements FolderRules {
 function values(i: MetaInputValues): MetaValues {
   const path = cleanPath(i.path.startsWith('/') ? i.path : `/${i.path}`);
   hideLines(i.hide ?? '').forEach((l, n) => compileSafeRegex(l, `hide (line ${n + 1})`));
+  for (const field of ['read_users', 'write_users'] as const) {
+    if (i[field]?.length) throw badRequest(`${field}: Ferry has no per-user folder lists; leave it empty (permission bits, the folder password and hide patterns decide)`, { field });
+  }
   const b = (x: boolean | undefined) => (x ? 1 : 0);
   return {
     path,

@@ -38,6 +38,16 @@ export function settingsRoutes(app: HttpApp, deps: SettingsRouteDeps): void {
     },
   }, async (req) => ok(await settings.list(groupsOf(req.query))));
 
+  app.post('/api/admin/setting/default', {
+    ...admin,
+    schema: {
+      tags: ['admin'],
+      summary: 'Default settings, all or those of OpenList groups (as list; nothing is saved: the web UI fills its form with them)',
+      querystring: SettingListQuery,
+      response: { 200: OkOf(Type.Array(SettingSchema)) },
+    },
+  }, async (req) => ok(settings.defaults(groupsOf(req.query))));
+
   app.get('/api/admin/setting/get', {
     ...admin,
     schema: { tags: ['admin'], querystring: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 200: OkOf(SettingSchema) } },

@@ -45,6 +45,11 @@ export class SettingsService implements SettingsReader {
     this.invalidate();
   }
 
+  /** Drops the cache, so the next read sees what another instance saved a moment ago (a task about to use a tool's endpoint). */
+  refresh(): void {
+    this.invalidate();
+  }
+
   private invalidate(): void {
     this.cache = null;
     this.loading = null;
@@ -100,6 +105,11 @@ export class SettingsService implements SettingsReader {
   async list(groups?: readonly number[]): Promise<SettingView[]> {
     const values = await this.values();
     return SETTING_DEFS.filter((d) => !groups || groups.includes(d.olGroup)).map((d) => view(d, values.get(d.key) ?? d.default));
+  }
+
+  /** The default items of every setting, or of the given OpenList groups, in list's shape: nothing is saved. */
+  defaults(groups?: readonly number[]): SettingView[] {
+    return SETTING_DEFS.filter((d) => (!groups || groups.includes(d.olGroup)) && d.key !== 'token').map((d) => view(d, d.default));
   }
 
   async getView(key: string): Promise<SettingView> {
