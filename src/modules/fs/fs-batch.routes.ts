@@ -58,7 +58,7 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
       assertSafeName(o.src_name);
       assertSafeName(o.new_name);
     }
-    await access.requireChange(user, Perm.RENAME, [dir, ...pairs.flatMap((o) => [joinPath(dir, o.src_name), joinPath(dir, o.new_name)])]);
+    await access.requireChange(user, Perm.RENAME, [dir, ...(await fs.changeSet(pairs.map((o) => [joinPath(dir, o.src_name), joinPath(dir, o.new_name)] as const)))]);
     // sidecars that already followed their file (seed_follow) are not renamed a second time
     const followed = new Set<string>();
     for (const o of pairs) {
@@ -90,7 +90,7 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
       plan.push([e.name, assertSafeName(to)]);
     }
     // a new name the user could not see (it would vanish, or replace a hidden entry) refuses the whole plan
-    await access.requireChange(user, null, plan.map(([, to]) => joinPath(dir, to)));
+    await access.requireChange(user, null, await fs.changeSet(plan.map(([from, to]) => [joinPath(dir, from), joinPath(dir, to)] as const)));
     const followed = new Set<string>();
     for (const [from, to] of plan) {
       const full = joinPath(dir, from);
@@ -145,6 +145,8 @@ export function fsBatchRoutes(app: HttpApp, { fs, folderAccess: access }: FsBatc
       taken.add(name);
       moves.push(f);
     }
+    // what following sidecars would replace in dst_dir must be changeable too (hidden entries were skipped above)
+    await access.requireChange(user, null, await fs.changeSet(moves.map((f) => [f, joinPath(dst, f.slice(f.lastIndexOf('/') + 1))] as const)));
     const followed = new Set<string>();
     for (const f of moves) {
       if (followed.has(f)) continue;

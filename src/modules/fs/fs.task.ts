@@ -20,7 +20,7 @@ export const MOVE_TASK = taskKind('move', TransferPayload);
  * HTTP routes make: the permission bit and hidden names for copies and moves, the write right in the target
  * folder (bit 3 or a meta's write grant) for uploads.
  */
-export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<UploadService, 'store'>; folderAccess: Pick<FolderAccess, 'requireChange' | 'requireWriteIn'> }): TaskDefinition[] {
+export function fsTasks(deps: { fs: Pick<FsService, 'transfer' | 'changeSet'>; uploads: Pick<UploadService, 'store'>; folderAccess: Pick<FolderAccess, 'requireChange' | 'requireWriteIn'> }): TaskDefinition[] {
   const transfer = (kind: 'copy' | 'move') =>
     defineTask(
       kind === 'copy' ? COPY_TASK : MOVE_TASK,
@@ -32,7 +32,7 @@ export function fsTasks(deps: { fs: Pick<FsService, 'transfer'>; uploads: Pick<U
         authorize: async ({ src, dst }, user) => {
           requireWithinBase(user, src);
           requireWithinBase(user, dst);
-          await deps.folderAccess.requireChange(user, kind === 'move' ? Perm.MOVE : Perm.COPY, [src, dst]);
+          await deps.folderAccess.requireChange(user, kind === 'move' ? Perm.MOVE : Perm.COPY, await deps.fs.changeSet([[src, dst]]));
         },
       },
     );
