@@ -106,6 +106,18 @@ forEachDialect('offline downloads through aria2', (h) => {
     assert.ok(readFileSync(join(workDir(h()), t.id, 'album', 'a.bin')).equals(ALBUM['a.bin']!), 'aria2\'s copy kept');
   });
 
+  test('an uploaded .torrent (a data: URL, what a browser FileReader gives) → same; its task names its info hash', async () => {
+    const r = await add({ urls: [`data:application/x-bittorrent;base64,${albumTorrent.toString('base64')}`], path: '/dl-uploaded', tool: 'aria2' });
+    assert.equal(r.status, 200, r.body.message);
+    const t = r.body.data.tasks[0];
+    assert.match(t.name, new RegExp(`an uploaded \\.torrent \\(${albumHash}\\)`));
+    const done = await settledTask(h(), token, t.id, 'offline_download', 90_000);
+    assert.equal(done.state, 2, done.error);
+    const tr = await settledTransfer(h(), token, '/dl-uploaded');
+    assert.equal(tr.state, 2, tr.error);
+    assertAlbumAt(h(), 'dl-uploaded');
+  });
+
   test('cancel mid-way: aria2 forgets the download, its folder is deleted, nothing lands', async () => {
     const r = await add({ urls: [magnetOf(bigHash, 'big')], path: '/dl-cancel', tool: 'aria2' });
     assert.equal(r.status, 200, r.body.message);
@@ -203,6 +215,16 @@ forEachDialect('offline downloads through aria2', (h) => {
     const bomb = await add({ urls: ['/torrents/bomb.torrent'], path: '/dl-bad', tool: 'aria2' });
     assert.equal(bomb.status, 400);
     assert.match(bomb.body.message, /not a usable torrent/);
+    // the same bomb uploaded, and data: URLs that are not an uploaded .torrent
+    const bombData = `data:application/x-bittorrent;base64,${readFileSync(join(filesDir(h()), 'torrents/bomb.torrent')).toString('base64')}`;
+    const upBomb = await add({ urls: [bombData], path: '/dl-bad', tool: 'aria2' });
+    assert.equal(upBomb.status, 400);
+    assert.match(upBomb.body.message, /urls\[0\]: the uploaded \.torrent is not a usable torrent/);
+    for (const [url, why] of [['data:text/html;base64,PHNjcmlwdD4=', /must be data:application\/x-bittorrent;base64/], ['data:application/x-bittorrent;base64,***', /not valid base64/], ['data:application/x-bittorrent,d4:infoe', /must be data:application\/x-bittorrent;base64/]] as const) {
+      const bad = await add({ urls: [url], path: '/dl-bad', tool: 'aria2' });
+      assert.equal(bad.status, 400, url);
+      assert.match(bad.body.message, why, url);
+    }
     const tasks = await h().get('/api/task/offline_download/undone', { token });
     assert.ok(!(tasks.body.data as { name: string }[]).some((x) => x.name.includes('/dl-bad')));
   });

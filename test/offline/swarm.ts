@@ -93,6 +93,14 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
   }
 }
 
+/** A torrent some seeder serves with every other piece corrupted (`corruptedPieces`); `data` is the right content. */
+export interface Corrupted {
+  data: Buffer;
+  torrent: Buffer;
+  hash: string;
+  corruptedPieces: number[];
+}
+
 export interface Swarm {
   root: string;
   trackerUrl: string;
@@ -104,10 +112,21 @@ export interface Swarm {
    * `odd/odd.bin` (400 KiB, 16 KiB pieces): a good seeder at 64 KiB/s and, at full speed, a seeder whose copy
    * has every other piece corrupted and which serves it unverified.
    */
-  odd: { data: Buffer; torrent: Buffer; hash: string; corruptedPieces: number[] };
-  /** The seeders' data folder (`album/`, `big/`, `odd/`) and the torrents' paths. */
+  odd: Corrupted;
+  /**
+   * `lone/lone.bin` (400 KiB, 16 KiB pieces): seeded by nobody until a test starts `freshSeeder('lone')` (every
+   * other piece corrupted, on 127.0.0.1) and `ipv6Seeder` (the good copy, from [::1]).
+   */
+  lone: Corrupted;
+  /**
+   * A new aria2c seeder of one torrent (`big` at 64 KiB/s, `lone` corrupted): a fresh peer table. aria2 shuns an
+   * address it failed to reach for 2–10 minutes, e.g. a Transmission that dropped the torrent, and Transmission only
+   * gets incoming peers on loopback, so its tests cannot rely on the long-running seeders reaching it again.
+   */
+  freshSeeder(name: 'album' | 'big' | 'lone'): Promise<Proc>;
+  /** The seeders' data folder (`album/`, `big/`, `odd/`, `lone/`) and the torrents' paths. */
   dataDir: string;
-  torrentPath(name: 'album' | 'big' | 'odd'): string;
+  torrentPath(name: 'album' | 'big' | 'odd' | 'lone'): string;
   magnet(hash: string, name: string): string;
   stop(): Promise<void>;
 }
@@ -119,7 +138,7 @@ function writeTree(dir: string, files: Record<string, Buffer>): void {
   }
 }
 
-/** opentracker and two aria2c seeders on loopback, holding torrents Ferry's own `seed create` made. */
+/** opentracker and aria2c seeders on loopback, holding torrents Ferry's own `seed create` made. */
 export async function startSwarm(makeBytes: (size: number, seed: number) => Buffer, seedCreate: (...args: string[]) => unknown): Promise<Swarm> {
   requireCommand('aria2c', 'aria2');
   requireCommand('opentracker', 'opentracker');
@@ -131,21 +150,27 @@ export async function startSwarm(makeBytes: (size: number, seed: number) => Buff
   const data = join(root, 'seed-data');
   writeTree(join(data, 'album'), files);
   writeTree(join(data, 'big'), { 'big.bin': makeBytes(6 * 1024 * 1024, 23) });
-  const oddData = makeBytes(400 * 1024, 24);
-  writeTree(join(data, 'odd'), { 'odd.bin': oddData });
-  for (const name of ['album', 'big', 'odd']) seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
+  const bad = join(root, 'corrupt-data');
+  /** `<name>/<name>.bin` of 400 KiB: the right copy below `data`, one with every other piece corrupted below `bad`. */
+  const corrupted = (name: string, seed: number): Corrupted => {
+    const good = makeBytes(400 * 1024, seed);
+    writeTree(join(data, name), { [`${name}.bin`]: good });
+    seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
+    const corruptedPieces = Array.from({ length: good.length / 16384 }, (_, i) => i).filter((i) => i % 2 === 0);
+    const copy = Buffer.from(good);
+    for (const i of corruptedPieces) copy[i * 16384 + 100] = copy[i * 16384 + 100]! ^ 0xff;
+    writeTree(join(bad, name), { [`${name}.bin`]: copy });
+    const torrent = readFileSync(join(root, `${name}.torrent`));
+    return { data: good, torrent, hash: decodeTorrent(torrent).info_hash, corruptedPieces };
+  };
+  for (const name of ['album', 'big']) seedCreate('create', join(data, name), '--format', 'torrent', '--piece-size', '16384', '--tracker', trackerUrl, '-o', root);
   const albumTorrent = readFileSync(join(root, 'album.torrent'));
   const bigTorrent = readFileSync(join(root, 'big.torrent'));
   const album = { files, torrent: albumTorrent, hash: decodeTorrent(albumTorrent).info_hash };
   const big = { torrent: bigTorrent, hash: decodeTorrent(bigTorrent).info_hash };
-  const oddTorrent = readFileSync(join(root, 'odd.torrent'));
-  const corruptedPieces = Array.from({ length: oddData.length / 16384 }, (_, i) => i).filter((i) => i % 2 === 0);
-  const corrupt = Buffer.from(oddData);
-  for (const i of corruptedPieces) corrupt[i * 16384 + 100] = corrupt[i * 16384 + 100]! ^ 0xff;
-  const bad = join(root, 'corrupt-data');
-  writeTree(join(bad, 'odd'), { 'odd.bin': corrupt });
-  const odd = { data: oddData, torrent: oddTorrent, hash: decodeTorrent(oddTorrent).info_hash, corruptedPieces };
-  procs.push(opentracker(join(root, 'tracker'), trackerPort, [album.hash, big.hash, odd.hash]));
+  const odd = corrupted('odd', 24);
+  const lone = corrupted('lone', 25);
+  procs.push(opentracker(join(root, 'tracker'), trackerPort, [album.hash, big.hash, odd.hash, lone.hash]));
   procs.push(seeder([join(root, 'album.torrent')], data, await freePort()));
   procs.push(seeder([join(root, 'big.torrent')], data, await freePort(), '64K'));
   procs.push(seeder([join(root, 'odd.torrent')], data, await freePort(), '64K'));
@@ -156,7 +181,13 @@ export async function startSwarm(makeBytes: (size: number, seed: number) => Buff
     album,
     big,
     odd,
+    lone,
     dataDir: data,
+    freshSeeder: async (name) => {
+      const p = seeder([join(root, `${name}.torrent`)], name === 'lone' ? bad : data, await freePort(), name === 'big' ? '64K' : '0', name === 'lone');
+      procs.push(p);
+      return p;
+    },
     torrentPath: (name) => join(root, `${name}.torrent`),
     magnet: (hash, name) => `magnet:?xt=urn:btih:${hash}&dn=${name}&tr=${encodeURIComponent(trackerUrl)}`,
     stop: async () => {
@@ -169,7 +200,7 @@ export async function startSwarm(makeBytes: (size: number, seed: number) => Buff
 /** transmission-daemon in the foreground: RPC on loopback with a user and password, no DHT/LPD/port mapping. */
 export function transmission(configDir: string, rpcPort: number, peerPort: number, user: string, password: string): Proc {
   mkdirSync(configDir, { recursive: true });
-  return start('transmission-daemon', ['-f', '-g', configDir, '-p', String(rpcPort), '-P', String(peerPort), '-r', '127.0.0.1', '-a', '127.0.0.1', '-t', '-u', user, '-v', password, '-O', '-Y', '-M', '--no-utp', '-w', join(configDir, 'downloads'), '--log-error']);
+  return start('transmission-daemon', ['-f', '-g', configDir, '-p', String(rpcPort), '-P', String(peerPort), '-i', '127.0.0.1', '-I', '::1', '-r', '127.0.0.1', '-a', '127.0.0.1', '-t', '-u', user, '-v', password, '-O', '-Y', '-M', '--no-utp', '-w', join(configDir, 'downloads'), '--log-error']);
 }
 
 /** qbittorrent-nox with its own profile: Web UI on loopback, `user`/`password` (PBKDF2 as it stores it), no DHT/LSD/PeX. */
@@ -185,4 +216,26 @@ export function qbittorrent(profile: string, webPort: number, peerPort: number, 
     'WebUI\\LocalHostAuth=true', 'WebUI\\HostHeaderValidation=false', 'WebUI\\CSRFProtection=false', 'Connection\\UPnP=false', 'General\\Locale=en', '',
   ].join('\n'));
   return start('qbittorrent-nox', [`--profile=${profile}`, `--webui-port=${webPort}`]);
+}
+
+const LTSEED = new URL('./ltseed.py', import.meta.url).pathname;
+
+/**
+ * A libtorrent seeder of `name` (the right bytes) listening on [::1] only, which connects to [::1]:`peerPort`
+ * itself (the tool under test): a second, distinct peer for a tool that keeps one peer per address. Resolves
+ * once it has checked its data and seeds.
+ */
+export async function ipv6Seeder(swarm: Swarm, name: 'odd' | 'lone', peerPort: number): Promise<Proc> {
+  requireCommand('/usr/bin/python3', 'python3-libtorrent');
+  const p = start('/usr/bin/python3', [LTSEED, swarm.torrentPath(name), swarm.dataDir, String(await freePort()), String(peerPort)]);
+  try {
+    await until(async () => {
+      if (p.child.exitCode !== null) throw new Error(`the IPv6 seeder exited: ${p.log()}`);
+      return /^seeding$/m.test(p.log());
+    }, 30_000, 'the IPv6 seeder');
+  } catch (e) {
+    await p.stop();
+    throw e;
+  }
+  return p;
 }

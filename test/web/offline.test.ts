@@ -6,7 +6,7 @@
  * album lands with the seeder's bytes. Screenshots at desktop and phone sizes.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { api } from '../support/process.js';
@@ -89,6 +89,28 @@ describe('web UI: offline downloads through aria2', () => {
     for (const n of ['a.bin', 'sub', 'z.txt']) await page.locator(`tr[data-name="${n}"]`).waitFor();
     for (const [p, data] of Object.entries(swarm.album.files)) assert.ok(readFileSync(join(app.dataDir, 'files', 'incoming', 'album', p)).equals(data), `${p} has the seeder's bytes`);
     await shot(page, 'offline-landed-desktop');
+  });
+
+  test('files page: a .torrent file from this computer, added in the dialog, lands the album', async () => {
+    const page = app.page;
+    const token = await app.adminToken();
+    assert.equal((await api(app.url, 'POST', '/api/fs/mkdir', { token, body: { path: '/picked' } })).status, 200);
+    await page.goto('/files/picked');
+    await page.getByRole('button', { name: 'Offline download' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Offline download' });
+    await dialog.getByLabel('Tool').and(page.locator('select')).waitFor();
+    const download = dialog.getByRole('button', { name: 'Download' });
+    assert.equal(await download.isDisabled(), true, 'nothing to download yet');
+    await dialog.locator('input[type=file]').setInputFiles({ name: 'album.torrent', mimeType: 'application/x-bittorrent', buffer: swarm.album.torrent });
+    await dialog.getByRole('list', { name: 'Torrent files' }).getByText('album.torrent').waitFor();
+    await download.click();
+    const queued = page.getByRole('dialog', { name: 'Offline download queued' });
+    await queued.getByRole('list', { name: 'Queued downloads' }).getByText(`download an uploaded .torrent (${swarm.album.hash}) to (/picked)`).waitFor();
+    await queued.getByText('Close', { exact: true }).click();
+    const files = Object.entries(swarm.album.files);
+    const landed = () => files.every(([p]) => existsSync(join(app.dataDir, 'files', 'picked', 'album', p)));
+    for (let i = 0; i < 400 && !landed(); i++) await new Promise((r) => setTimeout(r, 250));
+    for (const [p, data] of files) assert.ok(readFileSync(join(app.dataDir, 'files', 'picked', 'album', p)).equals(data), `${p} has the seeder's bytes`);
   });
 
   test('phone: the dialog and the settings forms fit', async () => {

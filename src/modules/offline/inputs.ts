@@ -1,6 +1,8 @@
 /**
- * What `add_offline_download` accepts in `urls`: http(s) URLs, `magnet:` links, and paths of stored
- * `.torrent` files. Pure checks (no I/O) that refuse malformed input with a 400 naming the entry.
+ * What `add_offline_download` accepts in `urls`: http(s) URLs, `magnet:` links, paths of stored `.torrent`
+ * files, and uploaded `.torrent` files as `data:application/x-bittorrent;base64,…` URLs (RFC 2397; what a
+ * browser's FileReader.readAsDataURL gives). Pure checks (no I/O) that refuse malformed input with a 400 naming
+ * the entry; a torrent's contents are checked by the route (tool-access.ts).
  */
 import { Type, type Static } from 'typebox';
 import { badRequest } from '../../lib/errors.js';
@@ -13,7 +15,7 @@ export const SourceSchema = Type.Object({
   url: Type.Optional(Type.String()),
   /** Full virtual path of a stored `.torrent` (`torrent`). */
   path: Type.Optional(Type.String()),
-  /** The `.torrent` itself, base64 (`torrent` handed over by a seed operation). */
+  /** The `.torrent` itself, base64 (`torrent` uploaded as a data: URL, or handed over by a seed operation). */
   data: Type.Optional(Type.String()),
   /** Hex v1 info hash of `data`. */
   info_hash: Type.Optional(Type.String()),
@@ -21,6 +23,8 @@ export const SourceSchema = Type.Object({
 export type OfflineSource = Static<typeof SourceSchema>;
 
 const MAX_MAGNET = 64 * 1024;
+/** An uploaded `.torrent`: `data:` + one of the media types browsers give it + `;base64,` + the bytes. */
+const TORRENT_DATA_URL = /^data:(application\/x-bittorrent|application\/octet-stream|)(;[^,;]*)*;base64,/i;
 const TRACKER_SCHEMES = new Set(['http:', 'https:', 'udp:', 'ws:', 'wss:']);
 
 /** Why `link` is not a usable magnet link, or null. Needs one BitTorrent info hash (`xt=urn:btih:` v1, or `urn:btmh:` v2). */
@@ -69,6 +73,13 @@ export function parseSource(user: User, raw: string, field: string): OfflineSour
     if (problem) throw badRequest(`${field}: malformed magnet link: ${problem}`, { field });
     return { kind: 'magnet', url: s };
   }
+  if (/^data:/i.test(s)) {
+    const head = TORRENT_DATA_URL.exec(s);
+    if (!head) throw badRequest(`${field}: a data: URL must be data:application/x-bittorrent;base64,… (an uploaded .torrent)`, { field });
+    const data = s.slice(head[0].length);
+    if (data === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 === 1) throw badRequest(`${field}: the uploaded .torrent is not valid base64`, { field });
+    return { kind: 'torrent', data };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
     let u: URL;
     try {
@@ -89,5 +100,5 @@ export function parseSource(user: User, raw: string, field: string): OfflineSour
     }
     return { kind: 'torrent', path: full };
   }
-  throw badRequest(`${field}: ${JSON.stringify(s.slice(0, 200))} is neither an http(s) URL, a magnet link nor the path of a stored .torrent`, { field });
+  throw badRequest(`${field}: ${JSON.stringify(s.slice(0, 200))} is neither an http(s) URL, a magnet link, the path of a stored .torrent nor an uploaded one (a data: URL)`, { field });
 }

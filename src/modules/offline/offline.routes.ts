@@ -22,7 +22,7 @@ import { Perm } from '../users/user.model.js';
 import { parseSource, type OfflineSource } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { OFFLINE_TOOL_TASK } from './offline.tasks.js';
-import { BT_TOOLS, DELETE_POLICIES, TOOLS, TOOL_SETTINGS, availableTools, checkToolUrl, readStoredTorrent } from './tool-access.js';
+import { BT_TOOLS, DELETE_POLICIES, TOOLS, TOOL_SETTINGS, availableTools, checkToolUrl, readStoredTorrent, readUploadedTorrent } from './tool-access.js';
 
 
 const AddBody = Type.Object({
@@ -95,7 +95,7 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
       description:
         'Tools: `SimpleHttp` (Ferry fetches http(s) itself, SSRF rules applied), `aria2`, `Transmission`, `qBittorrent` (magnets, torrents; the files land later through an ' +
         '`offline_download_transfer` task). URLs resolving to loopback/private/link-local/metadata addresses are refused before any tool sees them. ' +
-        '`delete_policy`: what happens to the tool\'s copy after the transfer.',
+        '`delete_policy`: what happens to the tool\'s copy after the transfer (`upload_download_stream`: SimpleHttp only, no copy — what SimpleHttp always does).',
       body: AddBody,
       response: { 200: OkOf(Type.Object({ tasks: Type.Array(TaskInfoSchema) })) },
     },
@@ -105,10 +105,12 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
     const b = req.body;
     const tool = TOOLS.find((t) => t.toLowerCase() === b.tool.trim().toLowerCase());
     if (!tool) throw badRequest(`tool: ${JSON.stringify(b.tool)} is not a tool of this server (${TOOLS.join(', ')})`, { field: 'tool' });
-    if (!(await availableTools(deps)).includes(tool)) throw badRequest(`tool: ${tool} is not configured`, { field: 'tool' });
     const policy = b.delete_policy?.trim() || 'delete_on_upload_succeed';
     if (!(DELETE_POLICIES as readonly string[]).includes(policy)) throw badRequest(`delete_policy: must be one of ${DELETE_POLICIES.join(', ')}`, { field: 'delete_policy' });
+    if (policy === 'upload_download_stream' && tool !== 'SimpleHttp') throw badRequest(`delete_policy: upload_download_stream is SimpleHttp's (a URL streamed straight into the folder); ${tool} keeps a copy: choose delete_on_upload_succeed, delete_on_upload_failed, delete_never or delete_always`, { field: 'delete_policy' });
+    if (!(await availableTools(deps)).includes(tool)) throw badRequest(`tool: ${tool} is not configured`, { field: 'tool' });
     const target = userPath(user, b.path);
+    await deps.folderAccess.requireChange(user, null, [target]);
     const dest = await deps.fs.stat(target).catch((e: unknown) => {
       if (isAppError(e) && e.code === 404) return null;
       throw e;
@@ -124,13 +126,14 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
       if (tool === 'SimpleHttp' && s.kind !== 'url') throw badRequest(`${field}: SimpleHttp fetches http(s) URLs only; use a BitTorrent tool for magnets and torrents`, { field });
       if (tool !== 'SimpleHttp' && s.kind === 'url' && !viaTool) throw badRequest(`${field}: plain http(s) URLs are fetched by SimpleHttp (offline_http_via_tool is off)`, { field });
       if (s.kind === 'url') await checkToolUrl(deps, origin, s.url!, field);
-      if (s.kind === 'torrent') await readStoredTorrent(deps, user, s.path!, field);
+      if (s.kind === 'torrent' && s.data !== undefined) s.info_hash = (await readUploadedTorrent(deps, s.data, field)).infoHash;
+      else if (s.kind === 'torrent') await readStoredTorrent(deps, user, s.path!, field);
       sources.push(s);
     }
     if (sources.length === 0) throw badRequest('urls: nothing to download', { field: 'urls' });
     const tasks = [];
     for (const source of sources) {
-      const what = source.kind === 'torrent' ? stripBasePath(user.basePath, source.path!) : source.url!;
+      const what = source.kind === 'url' || source.kind === 'magnet' ? source.url! : source.path ? stripBasePath(user.basePath, source.path) : `an uploaded .torrent (${source.info_hash})`;
       const row = await deps.tasks.create(OFFLINE_TOOL_TASK, {
         name: `download ${what} to (${stripBasePath(user.basePath, target)})`,
         creatorId: user.id,

@@ -25,10 +25,12 @@ import type { TaskRunContext } from '../tasks/tasks.service.js';
 import { Perm, can, type User } from '../users/user.model.js';
 import { fetchSource } from '../seeds/operations/fetcher.js';
 import { sourceContextFor } from '../seeds/operations/source-rules.js';
+import { decodeTorrent } from '../seeds/formats/index.js';
 import { SourceSchema } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
+import { PieceMismatch, checkTorrentPieces } from './torrent-check.js';
 import { BT_TOOLS, checkToolUrl, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
-import { ToolError, magnetInfoHash, type ToolInput } from './tools/tool.js';
+import { ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
 
 const HashesSchema = Type.Object({ md5: Type.Optional(Type.String()), sha1: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()) });
 const HandedFileSchema = Type.Object({ rel: Type.String(), to: Type.String(), size: Type.Integer({ minimum: 0 }), expected: HashesSchema });
@@ -69,17 +71,18 @@ export const OFFLINE_TRANSFER_TASK = taskKind('offline_download_transfer', Trans
 
 type Run = Pick<TaskRunContext, 'signal' | 'progress' | 'status' | 'taskId'>;
 
-/** The creator may still download into `target` (checked at every claim and retry). */
-export function checkOfflineUser(user: User, target: string): void {
+/** The creator may still download into `target` (checked at every claim and retry), a folder not hidden from them. */
+export async function checkOfflineUser(deps: Pick<OfflineDeps, 'folderAccess'>, user: User, target: string): Promise<void> {
   if (!can(user, Perm.OFFLINE_DOWNLOAD)) throw new Error('offline download permission is required');
   if (!can(user, Perm.WRITE)) throw new Error('the write permission is required');
   if (!isWithin(cleanPath(user.basePath), target)) throw new Error("the destination is outside the user's base path");
+  await deps.folderAccess.requireChange(user, null, [target]);
 }
 
-async function creator(deps: Pick<OfflineDeps, 'users'>, id: number, target: string): Promise<User> {
+async function creator(deps: Pick<OfflineDeps, 'users' | 'folderAccess'>, id: number, target: string): Promise<User> {
   const user = await deps.users.byId(id);
   if (!user || user.disabled) throw new Error('the user who queued this download no longer exists or is disabled');
-  checkOfflineUser(user, target);
+  await checkOfflineUser(deps, user, target);
   return user;
 }
 
@@ -97,7 +100,7 @@ function nameFor(url: string, disposition: string | undefined): string {
   return name === '' || name === '.' || name === '..' ? 'index.html' : name;
 }
 
-async function runSimpleHttp(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unknown> {
+async function runSimpleHttp(deps: OfflineDeps, job: ToolJob, run: Run, user: User): Promise<unknown> {
   const url = new URL(job.source.url ?? '');
   run.status(`downloading from ${url.host}`);
   const sctx = await sourceContextFor(deps, job.origin);
@@ -105,6 +108,10 @@ async function runSimpleHttp(deps: OfflineDeps, job: ToolJob, run: Run): Promise
   const name = nameFor(got.url, got.headers['content-disposition'] as string | undefined);
   assertSafeName(name);
   const full = joinPath(job.target, name);
+  if (!(await deps.folderAccess.isVisible(user, full, user.basePath))) {
+    got.body.destroy();
+    throw new Error(`${name}: permission denied (a folder rule hides this name)`);
+  }
   const cl = got.headers['content-length'];
   const size = cl !== undefined && /^\d+$/.test(cl) ? Number(cl) : undefined;
   let done = 0;
@@ -148,6 +155,35 @@ function stallWatch(seconds: number, now: () => number = Date.now) {
   };
 }
 
+/** The metainfo a tool fetched for a magnet, when it can hand it over and its info hash is the magnet's. */
+async function magnetMetainfo(tool: DownloadTool, id: string, magnet: string): Promise<Buffer | null> {
+  const bytes = await tool.metainfo?.(id).catch(() => null);
+  if (!bytes) return null;
+  try {
+    return decodeTorrent(bytes).info_hash === magnetInfoHash(magnet) ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * checkTorrentPieces, tried again a few times on a mismatch: a tool may report a piece complete (hashed from
+ * memory) a moment before its bytes reach the file, so only a mismatch that stays fails the download.
+ */
+async function settledPieceCheck(work: string, torrent: Uint8Array, signal: AbortSignal): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await checkTorrentPieces(work, torrent, signal);
+    } catch (e) {
+      if (!(e instanceof PieceMismatch) || attempt >= PIECE_CHECK_TRIES) throw e;
+      await sleep(PIECE_CHECK_PAUSE_MS, undefined, { signal });
+    }
+  }
+}
+
+const PIECE_CHECK_TRIES = 5;
+const PIECE_CHECK_PAUSE_MS = 1000;
+
 async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unknown> {
   const user = await creator(deps, job.user_id, job.target);
   const { tool, seedMinutes } = await toolOf(deps, job.tool as BtToolName);
@@ -181,7 +217,11 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       if (st.totalBytes > 0) run.progress(st.doneBytes, st.totalBytes);
       if (st.state === 'error') throw new ToolError(st.error ?? `${tool.name}: download failed`);
       if (st.state === 'active') {
-        if (stall.stalled(st.doneBytes, st.totalBytes)) throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (${st.text}; no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
+        if (stall.stalled(st.doneBytes, st.totalBytes)) {
+          const gap = await tool.missingPiece?.(id, work).catch(() => null);
+          const where = gap ? `; piece ${gap.index} of ${gap.count}${gap.files.length ? ` (in ${gap.files.join(', ')})` : ''} never arrived intact` : '';
+          throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (${st.text}${where}; no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
+        }
         run.status(`downloading (${st.text})`);
         continue;
       }
@@ -189,6 +229,11 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       if (got.length === 0 || got.some((f) => f.rel === '' || f.rel.startsWith('/') || f.rel.split('/').includes('..'))) throw new ToolError(`${tool.name} reported no files, or files outside its download folder`);
       const files = job.select ?? got;
       for (const f of job.select ?? []) if (!got.some((g) => g.rel === f.rel && g.size === f.size)) throw new ToolError(`${tool.name} did not download ${f.rel} (${f.size} bytes)`);
+      const torrent = input.kind === 'torrent' ? input.bytes : input.kind === 'magnet' ? await magnetMetainfo(tool, id, input.url) : null;
+      if (torrent) {
+        run.status(`checking every piece of ${tool.name}'s copy against the torrent`);
+        await settledPieceCheck(work, torrent, run.signal);
+      }
       const seeding = Boolean(st.seeding) && seedMinutes > 0;
       const t = await deps.tasks.create(OFFLINE_TRANSFER_TASK, {
         name: `transfer [](${files.length === 1 ? files[0]!.rel : files[0]!.rel.split('/')[0]}) to [](${stripBasePath(user.basePath, job.target)})`,
@@ -210,16 +255,23 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
 }
 
 async function runTransfer(deps: OfflineDeps, job: TransferJob, run: Run): Promise<unknown> {
-  await creator(deps, job.user_id, job.target);
+  const user = await creator(deps, job.user_id, job.target);
   const total = job.files.reduce((n, f) => n + f.size, 0);
   let done = 0;
   const landed: string[] = [];
+  /** Files whose names a folder rule hides from the creator: not written (they could not see or change them). */
+  const hidden: string[] = [];
   let ok = false;
   try {
     for (const f of job.files) {
       run.signal.throwIfAborted();
       const full = cleanPath(f.to ?? joinPath(job.target, f.rel));
       if (!isWithin(job.target, full) || full === job.target) throw new Error(`${f.rel}: outside the destination`);
+      if (!(await deps.folderAccess.isVisible(user, full, user.basePath))) {
+        hidden.push(f.rel);
+        done += f.size;
+        continue;
+      }
       const src = join(job.work, ...f.rel.split('/'));
       let st = await stat(src).catch(() => null);
       // some tools never create a torrent's empty files
@@ -243,7 +295,8 @@ async function runTransfer(deps: OfflineDeps, job: TransferJob, run: Run): Promi
     const drop = job.delete_policy === 'delete_always' || (ok ? job.delete_policy === 'delete_on_upload_succeed' : job.delete_policy === 'delete_on_upload_failed');
     if (drop && !run.signal.aborted) await dropWork(deps, job);
   }
-  return { files: landed, target: job.target };
+  if (hidden.length) run.status(`${hidden.length} file(s) not written: their names are hidden by a folder rule`);
+  return { files: landed, target: job.target, ...(hidden.length ? { hidden } : {}) };
 }
 
 /** The tool's copy goes: seeding stops first, then its folder is deleted. */
@@ -254,9 +307,9 @@ async function dropWork(deps: OfflineDeps, job: TransferJob): Promise<void> {
 
 export function offlineTasks(deps: OfflineDeps): TaskDefinition[] {
   const download = defineTask(OFFLINE_TOOL_TASK, async (job, run) => {
-    await creator(deps, job.user_id, job.target);
-    return job.tool === 'SimpleHttp' ? runSimpleHttp(deps, job, run) : runTool(deps, job, run);
-  }, { authorize: (job, user) => checkOfflineUser(user, job.target) });
-  const transfer = defineTask(OFFLINE_TRANSFER_TASK, (job, run) => runTransfer(deps, job, run), { authorize: (job, user) => checkOfflineUser(user, job.target) });
+    const user = await creator(deps, job.user_id, job.target);
+    return job.tool === 'SimpleHttp' ? runSimpleHttp(deps, job, run, user) : runTool(deps, job, run);
+  }, { authorize: (job, user) => checkOfflineUser(deps, user, job.target) });
+  const transfer = defineTask(OFFLINE_TRANSFER_TASK, (job, run) => runTransfer(deps, job, run), { authorize: (job, user) => checkOfflineUser(deps, user, job.target) });
   return [download, transfer] as TaskDefinition[];
 }

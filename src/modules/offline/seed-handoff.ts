@@ -1,6 +1,7 @@
 /**
  * Seed operations (`offline_download` / `quick_save`) hand torrent-only seeds to the configured BitTorrent tool:
- * one `offline_download` task downloads the whole torrent, then its transfer lands the chosen files, each at
+ * one `offline_download` task downloads the whole torrent and checks every piece of the tool's copy against it
+ * (torrent-check.ts: a mismatch names the file and the piece), then its transfer lands the chosen files, each at
  * its own path and checked against the seed's whole-file digests by the write (a mismatch lands nothing).
  */
 import { stripBasePath } from '../../lib/path-safety.js';

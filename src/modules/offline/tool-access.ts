@@ -16,7 +16,12 @@ import { QBittorrent } from './tools/qbittorrent.js';
 import { ToolError, type DownloadTool } from './tools/tool.js';
 import { Transmission } from './tools/transmission.js';
 
-export const DELETE_POLICIES = ['delete_on_upload_succeed', 'delete_on_upload_failed', 'delete_never', 'delete_always'] as const;
+/**
+ * What happens to a tool's copy after the transfer. `upload_download_stream` (OpenList 4.2, its web UI's default:
+ * "Download stream direct upload") streams the URL straight into the folder with no copy, which is what SimpleHttp
+ * always does; it is refused for the BitTorrent tools, which always keep a copy.
+ */
+export const DELETE_POLICIES = ['delete_on_upload_succeed', 'delete_on_upload_failed', 'delete_never', 'delete_always', 'upload_download_stream'] as const;
 
 export const BT_TOOLS = ['aria2', 'Transmission', 'qBittorrent'] as const;
 export type BtToolName = (typeof BT_TOOLS)[number];
@@ -40,6 +45,8 @@ export async function availableTools(deps: Pick<OfflineDeps, 'settings'>): Promi
 /** The configured tool and its seeding minutes, or a clear error when it is not configured. */
 export async function toolOf(deps: Pick<OfflineDeps, 'settings'>, name: BtToolName): Promise<{ tool: DownloadTool; seedMinutes: number }> {
   const s = TOOL_SETTINGS[name];
+  // the task may run on another instance than the one that saved the endpoint a moment ago
+  deps.settings.refresh();
   const url = (await deps.settings.get(s.url)).trim();
   if (!url) throw new ToolError(`${name} is not configured (POST /api/admin/setting/${s.route})`);
   const secret = name === 'aria2' ? await deps.settings.get('aria2_secret') : '';
@@ -61,9 +68,9 @@ export async function checkToolUrl(deps: Pick<OfflineDeps, 'links' | 'settings'>
 }
 
 /** The bytes and info hash of a stored `.torrent` the user may read, checked by the torrent parser. */
-export async function readStoredTorrent(deps: Pick<OfflineDeps, 'fs' | 'settings'>, user: User, full: string, field = 'urls'): Promise<{ bytes: Buffer; infoHash: string }> {
+export async function readStoredTorrent(deps: Pick<OfflineDeps, 'fs' | 'settings' | 'folderAccess'>, user: User, full: string, field = 'urls'): Promise<{ bytes: Buffer; infoHash: string }> {
   const shown = stripBasePath(user.basePath, full);
-  if (!isWithin(cleanPath(user.basePath), full)) throw forbidden(`${field}: ${shown}: permission denied`, { field });
+  if (!isWithin(cleanPath(user.basePath), full) || !(await deps.folderAccess.isVisible(user, full, user.basePath))) throw forbidden(`${field}: ${shown}: permission denied`, { field });
   const e = await deps.fs.stat(full);
   if (e.isDir) throw badRequest(`${field}: ${shown} is a folder, not a .torrent`, { field });
   const tooLarge = () => badRequest(`${field}: ${shown} is larger than ${MAX_SEED_DOC_BYTES} bytes`, { field });
@@ -76,7 +83,18 @@ export async function readStoredTorrent(deps: Pick<OfflineDeps, 'fs' | 'settings
     if (n > MAX_SEED_DOC_BYTES) throw tooLarge();
     chunks.push(c as Buffer);
   }
-  const bytes = Buffer.concat(chunks);
+  return checkTorrent(deps, Buffer.concat(chunks), shown, field);
+}
+
+/** An uploaded `.torrent` (base64 of a data: URL in `urls`): the same checks as a stored one. */
+export async function readUploadedTorrent(deps: Pick<OfflineDeps, 'settings'>, base64: string, field = 'urls'): Promise<{ bytes: Buffer; infoHash: string }> {
+  // base64 is 4 characters for 3 bytes: refuse by length before decoding
+  if (Math.floor((base64.length * 3) / 4) > MAX_SEED_DOC_BYTES + 2) throw badRequest(`${field}: the uploaded .torrent is larger than ${MAX_SEED_DOC_BYTES} bytes`, { field });
+  return checkTorrent(deps, Buffer.from(base64, 'base64'), 'the uploaded .torrent', field);
+}
+
+async function checkTorrent(deps: Pick<OfflineDeps, 'settings'>, bytes: Buffer, shown: string, field: string): Promise<{ bytes: Buffer; infoHash: string }> {
+  if (bytes.length > MAX_SEED_DOC_BYTES) throw badRequest(`${field}: ${shown} is larger than ${MAX_SEED_DOC_BYTES} bytes`, { field });
   try {
     const a = await analyzeSeed(bytes, { format: 'torrent', maxFiles: await deps.settings.getNumber('seed_max_files') });
     return { bytes, infoHash: a.decoded.info_hash ?? '' };

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import { ToolError, redact, toolFetch, type DownloadTool, type ToolInput, type ToolStatus } from './tool.js';
+import { ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 export { ToolError };
 
@@ -80,6 +80,13 @@ export class Aria2 implements DownloadTool {
       .filter((f) => f.selected === 'true' && f.path !== '' && !f.path.startsWith('[METADATA]'))
       .map((f) => ({ rel: relative(dir, f.path).split(sep).join('/'), size: Number(f.length) }));
     return { ...base, state: 'done', files, seeding };
+  }
+
+  async missingPiece(gid: string, dir: string): Promise<MissingPiece | null> {
+    const st = await this.call<{ bitfield?: string; pieceLength: string; numPieces: string; files?: Aria2File[] }>('aria2.tellStatus', [gid, ['bitfield', 'pieceLength', 'numPieces', 'files']]);
+    const field = Buffer.from(st.bitfield ?? '', 'hex');
+    const files = (st.files ?? []).map((f) => ({ name: relative(dir, f.path).split(sep).join('/'), length: Number(f.length) }));
+    return firstMissingPiece((i) => bitSet(field, i), Number(st.numPieces), Number(st.pieceLength), files);
   }
 
   async clear(dir: string): Promise<void> {

@@ -2,7 +2,8 @@
  * qBittorrent over its Web API v2: a login (user and password from the URL) gives the `SID` cookie;
  * downloads are addressed by info hash (qBittorrent's add answers no id).
  */
-import { ToolError, magnetInfoHash, redact, toolFetch, type DownloadTool, type ToolInput, type ToolStatus } from './tool.js';
+import { MAX_SEED_DOC_BYTES } from '../../seeds/formats/index.js';
+import { ToolError, firstMissingPiece, magnetInfoHash, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 interface QbTorrent {
   hash: string;
@@ -91,6 +92,25 @@ export class QBittorrent implements DownloadTool {
     if (t.state === 'metaDL' || t.progress < 1 || t.amount_left > 0 || t.size <= 0 || t.state.startsWith('checking')) return { ...base, state: 'active' };
     const files = JSON.parse(await this.request(`/api/v2/torrents/files?hash=${hash}`)) as { name: string; size: number }[];
     return { ...base, state: 'done', files: files.map((f) => ({ rel: f.name, size: f.size })), seeding: true };
+  }
+
+  async metainfo(hash: string): Promise<Buffer | null> {
+    if (!this.cookie) await this.login();
+    const res = await toolFetch('qBittorrent', `${this.base}/api/v2/torrents/export?hash=${hash}`, { headers: { cookie: this.cookie } }, this.timeoutMs);
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return null;
+    }
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return bytes.length <= MAX_SEED_DOC_BYTES ? bytes : null;
+  }
+
+  async missingPiece(hash: string): Promise<MissingPiece | null> {
+    // pieceStates: 0 missing, 1 downloading, 2 downloaded (and verified)
+    const states = JSON.parse(await this.request(`/api/v2/torrents/pieceStates?hash=${hash}`)) as number[];
+    const props = JSON.parse(await this.request(`/api/v2/torrents/properties?hash=${hash}`)) as { piece_size: number };
+    const files = JSON.parse(await this.request(`/api/v2/torrents/files?hash=${hash}`)) as { name: string; size: number }[];
+    return firstMissingPiece((i) => states[i] === 2, states.length, props.piece_size, files.map((f) => ({ name: f.name, length: f.size })));
   }
 
   async clear(dir: string, infoHash: string | null): Promise<void> {

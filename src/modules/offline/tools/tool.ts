@@ -38,6 +38,42 @@ export interface DownloadTool {
    * died starts again, or its task is gone): downloads into `dir` (of `infoHash` when given). Never throws.
    */
   clear(dir: string, infoHash: string | null): Promise<void>;
+  /** The `.torrent` of a download the tool started from a magnet (once it has the metadata), or null. */
+  metainfo?(id: string): Promise<Buffer | null>;
+  /** The first piece the tool does not have yet and the files it spans (for a stalled download's error), or null. */
+  missingPiece?(id: string, dir: string): Promise<MissingPiece | null>;
+}
+
+export interface MissingPiece {
+  index: number;
+  count: number;
+  /** Files (as the tool names them) with bytes in that piece. */
+  files: string[];
+}
+
+/**
+ * The first piece `has` says is absent, and the files of `files` (in torrent order, `length` bytes each) that
+ * overlap it; null when every piece is there or the layout is unknown.
+ */
+export function firstMissingPiece(has: (i: number) => boolean, count: number, pieceSize: number, files: { name: string; length: number }[]): MissingPiece | null {
+  if (!(pieceSize > 0) || count <= 0) return null;
+  let index = 0;
+  while (index < count && has(index)) index++;
+  if (index === count) return null;
+  const start = index * pieceSize;
+  const end = start + pieceSize;
+  const names: string[] = [];
+  let at = 0;
+  for (const f of files) {
+    if (f.length > 0 && at < end && at + f.length > start) names.push(f.name);
+    at += f.length;
+  }
+  return { index, count, files: names };
+}
+
+/** Bit `i` of a BitTorrent bitfield (most significant bit first). */
+export function bitSet(field: Uint8Array, i: number): boolean {
+  return ((field[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0;
 }
 
 /** `fetch` with a timeout; a network failure becomes a ToolError naming the tool and where. */

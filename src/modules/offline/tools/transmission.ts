@@ -3,7 +3,9 @@
  * handshake (409 → retry with the id it names), HTTP basic auth from the URI's user and password.
  * Downloads are addressed by info hash.
  */
-import { ToolError, redact, toolFetch, type DownloadTool, type ToolInput, type ToolStatus } from './tool.js';
+import { readFile, stat } from 'node:fs/promises';
+import { MAX_SEED_DOC_BYTES } from '../../seeds/formats/index.js';
+import { ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 interface TrTorrent {
   hashString: string;
@@ -87,6 +89,23 @@ export class Transmission implements DownloadTool {
     if (t.error === TR_LOCAL_ERROR) return { ...base, state: 'error', error: `Transmission: ${t.errorString}` };
     if (t.metadataPercentComplete < 1 || t.leftUntilDone > 0 || t.percentDone < 1 || t.files.length === 0) return { ...base, state: 'active' };
     return { ...base, state: 'done', files: t.files.map((f) => ({ rel: f.name, size: f.length })), seeding: true };
+  }
+
+  async metainfo(hash: string): Promise<Buffer | null> {
+    // Transmission keeps the .torrent in its config folder and names it (it runs on Ferry's host, see README)
+    const r = await this.call<{ torrents: { torrentFile?: string }[] }>('torrent-get', { ids: [hash], fields: ['torrentFile'] });
+    const file = r.torrents[0]?.torrentFile;
+    if (!file || !file.endsWith('.torrent')) return null;
+    const st = await stat(file).catch(() => null);
+    return st?.isFile() && st.size <= MAX_SEED_DOC_BYTES ? readFile(file) : null;
+  }
+
+  async missingPiece(hash: string): Promise<MissingPiece | null> {
+    const r = await this.call<{ torrents: { pieces: string; pieceCount: number; pieceSize: number; files: { name: string; length: number }[] }[] }>('torrent-get', { ids: [hash], fields: ['pieces', 'pieceCount', 'pieceSize', 'files'] });
+    const t = r.torrents[0];
+    if (!t) return null;
+    const field = Buffer.from(t.pieces, 'base64');
+    return firstMissingPiece((i) => bitSet(field, i), t.pieceCount, t.pieceSize, t.files);
   }
 
   async clear(dir: string, infoHash: string | null): Promise<void> {

@@ -221,6 +221,8 @@ export interface DecodedTorrent {
   notes: string[];
   /** `url-list` (BEP 19 web seeds) as read: http(s) URLs only. */
   web_seeds: string[];
+  /** Every file of `info` in torrent order with its offset in the piece stream, padding files (BEP 47) included. */
+  layout: { path: string; size: number; offset: number; padding: boolean }[];
 }
 
 export interface DecodeTorrentOptions {
@@ -349,7 +351,8 @@ export function decodeTorrent(input: Uint8Array, opts: DecodeTorrentOptions = {}
   const inOrder = real.length === info.files.length && torrentFileOrder(real).every((f, i) => f === real[i]);
   const piece_stream = inOrder ? { pieceSize: info.pieceLength, hashes: info.pieces } : undefined;
   const web_seeds = textList(root.get('url-list')).map((u) => u.trim()).filter((u) => /^https?:\/\//i.test(u));
-  const base = { web_seeds, info_hash, info_name: info.name, single_file: info.single, piece_length: info.pieceLength, pieces: info.pieces, total_size: info.total, piece_stream, extensions: { openlist: ext !== undefined, cas: cas !== undefined }, notes };
+  const layout = info.files.map(({ path, size, offset, padding }) => ({ path, size, offset, padding }));
+  const base = { layout, web_seeds, info_hash, info_name: info.name, single_file: info.single, piece_length: info.pieceLength, pieces: info.pieces, total_size: info.total, piece_stream, extensions: { openlist: ext !== undefined, cas: cas !== undefined }, notes };
 
   if (ext !== undefined) {
     if (!isBencodeDict(ext)) throw new SeedFormatError(TORRENT_EXT_OPENLIST, 'must be a dictionary');

@@ -198,7 +198,8 @@ async function handTorrent(
     else {
       const seed = input.decoded.seed;
       const only = seed.files.length === 1 ? seed.files[0]! : undefined;
-      torrent = encodeSeed(seed, 'torrent', { pieces: input.decoded.torrent_pieces, layout: only && !only.path.includes('/') ? 'auto' : 'multi' });
+      // one file inside a folder named otherwise (`odd/odd.bin`) is a multi-file torrent: the same info hash, the same swarm
+      torrent = encodeSeed(seed, 'torrent', { pieces: input.decoded.torrent_pieces, layout: only && !only.path.includes('/') && only.path === seed.name ? 'auto' : 'multi' });
     }
     decoded = decodeTorrent(torrent);
   } catch (e) {

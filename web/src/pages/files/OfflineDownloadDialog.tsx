@@ -1,10 +1,10 @@
 /**
  * "Offline download" on the files page (permission bit 2 and write access): URLs, magnet links or stored
- * `.torrent` paths (one a line), the tool (`/api/public/offline_download_tools`) and what happens to the
+ * `.torrent` paths (one a line) and `.torrent` files from this computer (sent as data: URLs), the tool (`/api/public/offline_download_tools`) and what happens to the
  * tool's copy afterwards; posts `/api/fs/add_offline_download` into the current folder. The queued tasks are
  * listed with a link to the tasks panel, where their progress, cancel and retry live.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ChangeEvent } from 'react';
 import { api } from '../../api.js';
 import { SelectField, TextArea } from '../../components/Field.js';
 import { useSubmit } from '../../components/hooks.js';
@@ -27,10 +27,26 @@ const TOOL_HINT: Record<string, string> = {
   qBittorrent: 'Magnets and .torrent files through qBittorrent.',
 };
 
+interface PickedTorrent {
+  name: string;
+  /** `data:…;base64,…` as FileReader gives it: what add_offline_download takes for an uploaded .torrent. */
+  url: string;
+}
+
+function readAsDataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error ?? new Error(`could not read ${file.name}`));
+    r.readAsDataURL(file);
+  });
+}
+
 export function OfflineDownloadDialog({ dir, onClose }: { dir: string; onClose: () => void }) {
   const [tools, setTools] = useState<string[] | null>(null);
   const [tool, setTool] = useState('');
   const [urls, setUrls] = useState('');
+  const [torrents, setTorrents] = useState<PickedTorrent[]>([]);
   const [policy, setPolicy] = useState(POLICIES[0]!.value);
   const [queued, setQueued] = useState<TaskInfo[] | null>(null);
   const { busy, error, setError, run } = useSubmit();
@@ -52,10 +68,22 @@ export function OfflineDownloadDialog({ dir, onClose }: { dir: string; onClose: 
   }, [setError]);
 
   const lines = urls.split('\n').map((l) => l.trim()).filter(Boolean);
+  const count = lines.length + torrents.length;
+  const pick = async (e: ChangeEvent<HTMLInputElement>) => {
+    const files = [...(e.target.files ?? [])];
+    e.target.value = '';
+    setError(null);
+    try {
+      const picked = await Promise.all(files.map(async (f) => ({ name: f.name, url: await readAsDataUrl(f) })));
+      setTorrents((t) => [...t, ...picked]);
+    } catch (err) {
+      setError(String((err as Error).message ?? err));
+    }
+  };
   const submit = async () => {
-    if (lines.length === 0) return setError('Enter at least one URL, magnet link or .torrent path.');
+    if (count === 0) return setError('Enter at least one URL, magnet link or .torrent path, or add a .torrent file.');
     await run(async () => {
-      const r = await api.post<{ tasks: TaskInfo[] }>('/api/fs/add_offline_download', { urls: lines, path: dir, tool, delete_policy: policy });
+      const r = await api.post<{ tasks: TaskInfo[] }>('/api/fs/add_offline_download', { urls: [...lines, ...torrents.map((t) => t.url)], path: dir, tool, delete_policy: policy });
       setQueued(r.tasks);
     });
   };
@@ -85,7 +113,7 @@ export function OfflineDownloadDialog({ dir, onClose }: { dir: string; onClose: 
       title="Offline download"
       onClose={onClose}
       onSubmit={() => void submit()}
-      footer={<ModalActions onCancel={onClose} submitLabel={busy ? 'Queuing…' : 'Download'} disabled={busy || tools === null || lines.length === 0} />}
+      footer={<ModalActions onCancel={onClose} submitLabel={busy ? 'Queuing…' : 'Download'} disabled={busy || tools === null || count === 0} />}
     >
       <div className="offline-dialog">
         <p className="muted">
@@ -103,6 +131,26 @@ export function OfflineDownloadDialog({ dir, onClose }: { dir: string; onClose: 
           spellCheck={false}
           placeholder={'magnet:?xt=urn:btih:…\nhttps://example.org/file.iso'}
         />
+        {tool !== 'SimpleHttp' && (
+          <div className="offline-torrents">
+            <label className="btn">
+              Add .torrent files…
+              <input type="file" accept=".torrent,application/x-bittorrent" multiple hidden onChange={(e) => void pick(e)} />
+            </label>
+            {torrents.length > 0 && (
+              <ul aria-label="Torrent files" className="offline-queued">
+                {torrents.map((t, i) => (
+                  <li key={`${i}-${t.name}`} className="mono small">
+                    {t.name}{' '}
+                    <button type="button" className="btn btn-small" aria-label={`Remove ${t.name}`} onClick={() => setTorrents((all) => all.filter((_, k) => k !== i))}>
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
         {tools === null ? (
           !error && <Spinner label="Loading tools…" />
         ) : (
