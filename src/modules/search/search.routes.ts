@@ -1,5 +1,6 @@
 /** `POST /api/fs/search` and the index administration `/api/admin/index/*` (OpenList-compatible). */
 import { OkNull, OkOf, ok } from '../../http/envelope.js';
+import type { FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../http/types.js';
 import { conflict } from '../../lib/errors.js';
 import { cleanPath } from '../../lib/path-safety.js';
@@ -10,9 +11,9 @@ import { TaskState, type TaskRow } from '../tasks/task.model.js';
 import { presentTask } from '../tasks/tasks.present.js';
 import { TaskInfoSchema } from '../tasks/tasks.schemas.js';
 import type { TasksService } from '../tasks/tasks.service.js';
-import { IndexBody, IndexProgressSchema, SearchBody, SearchResultSchema } from './search.schemas.js';
+import { IndexBody, IndexProgressSchema, ScanBody, ScanProgressSchema, SearchBody, SearchResultSchema } from './search.schemas.js';
 import type { SearchService } from './search.service.js';
-import { INDEX_BUILD_TASK, INDEX_TASK_TYPES, INDEX_UPDATE_TASK } from './search.task.js';
+import { INDEX_BUILD_TASK, INDEX_SCAN_TASK, INDEX_TASK_TYPES, INDEX_UPDATE_TASK } from './search.task.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -40,6 +41,21 @@ export function searchRoutes(app: HttpApp, { search, tasks, settings }: SearchRo
   const undone = async (): Promise<TaskRow[]> => (await Promise.all(INDEX_TASK_TYPES.map((t) => tasks.list(t, false, null)))).flat();
   const finished = async (): Promise<TaskRow[]> => (await Promise.all(INDEX_TASK_TYPES.map((t) => tasks.list(t, true, null)))).flat();
 
+  /** Starts one index task (one at a time: a second answers 409). */
+  const start = async (req: FastifyRequest, kind: typeof INDEX_BUILD_TASK, paths: string[], maxDepth: number | undefined, listRate?: number) => {
+    await search.requireEnabled();
+    if ((await undone()).some((t) => t.state !== TaskState.ERRORED)) throw conflict('an index build, update or scan is already running: stop it first');
+    const max = maxDepth && maxDepth >= 1 ? maxDepth : await settings.getNumber('max_index_depth');
+    const user = currentUser(req);
+    const verb = kind.type.replace('index_', '');
+    const row = await tasks.create(kind, {
+      name: `index ${verb} ${paths.join(', ')}`,
+      creatorId: user.id,
+      payload: { paths, max_depth: Math.max(1, max), ...(listRate ? { list_rate: listRate } : {}) },
+    });
+    return presentTask(row, user.username, user.role);
+  };
+
   for (const kind of [INDEX_BUILD_TASK, INDEX_UPDATE_TASK]) {
     const verb = kind === INDEX_BUILD_TASK ? 'build' : 'update';
     app.post(`/api/admin/index/${verb}`, {
@@ -51,19 +67,34 @@ export function searchRoutes(app: HttpApp, { search, tasks, settings }: SearchRo
         response: { 200: OkOf(TaskInfoSchema) },
       },
     }, async (req) => {
-      await search.requireEnabled();
-      if ((await undone()).some((t) => t.state !== TaskState.ERRORED)) throw conflict('an index build or update is already running: stop it first');
       const paths = [...new Set((req.body?.paths?.length ? req.body.paths : ['/']).map(cleanPath))];
-      const max = req.body?.max_depth && req.body.max_depth >= 1 ? req.body.max_depth : await settings.getNumber('max_index_depth');
-      const user = currentUser(req);
-      const row = await tasks.create(kind, { name: `index ${verb} ${paths.join(', ')}`, creatorId: user.id, payload: { paths, max_depth: Math.max(1, max) } });
-      return ok(presentTask(row, user.username, user.role));
+      return ok(await start(req, kind, paths, req.body?.max_depth));
     });
   }
 
-  const stop = async () => {
+  // OpenList's scan (its indexes page): reconcile one path with the storages, at most `limit` folder listings a second
+  app.post('/api/admin/scan/start', {
+    ...admin,
+    schema: { tags, summary: 'Scan a path into the index (an update of that path), paced to `limit` folder listings a second (0: no limit)', body: ScanBody, response: { 200: OkOf(TaskInfoSchema) } },
+  }, async (req) => ok(await start(req, INDEX_SCAN_TASK, [cleanPath(req.body.path || '/')], undefined, req.body.limit ?? 0)));
+
+  app.post('/api/admin/scan/stop', { ...admin, schema: { tags, summary: 'Cancel a running scan (like index/stop)', response: { 200: OkNull } } }, async () => {
+    await stop();
+    return ok();
+  });
+
+  app.get('/api/admin/scan/progress', { ...admin, schema: { tags, summary: 'Objects the running (or last) scan has walked', response: { 200: OkOf(ScanProgressSchema) } } }, async () => {
+    const scans = (await Promise.all([false, true].map((done) => tasks.list(INDEX_SCAN_TASK.type, done, null)))).flat();
+    const running = scans.find((t) => t.state === TaskState.PENDING || t.state === TaskState.RUNNING);
+    const last = running ?? scans.sort((a, b) => Number(b.end_time ?? 0) - Number(a.end_time ?? 0))[0];
+    // a running scan reports what it walked so far; a finished one, its result
+    const walked = (t: TaskRow) => (t === running ? Number(t.done_bytes) : Number((JSON.parse(t.result ?? 'null') as { obj_count?: number } | null)?.obj_count ?? t.done_bytes));
+    return ok({ obj_count: last ? walked(last) : 0, is_done: !running });
+  });
+
+  async function stop(): Promise<void> {
     for (const t of await undone()) await tasks.cancel(t.id).catch(() => undefined);
-  };
+  }
 
   app.post('/api/admin/index/stop', { ...admin, schema: { tags, summary: 'Cancel a running build or update', response: { 200: OkNull } } }, async () => {
     await stop();

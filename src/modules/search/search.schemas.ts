@@ -31,3 +31,13 @@ export const IndexProgressSchema = Type.Object({
   last_done_time: Type.Union([Type.String(), Type.Null()], { description: 'when the last build or update ended' }),
   error: Type.String({ description: 'the last build or update error, or ""' }),
 });
+
+export const ScanBody = Type.Object({
+  path: Type.Optional(Type.String({ description: 'the virtual path to scan (default "/")' })),
+  limit: Type.Optional(Type.Number({ minimum: 0, maximum: 10000, description: 'folder listings a second at most; 0: no limit' })),
+});
+
+export const ScanProgressSchema = Type.Object({
+  obj_count: Type.Integer({ description: 'objects the running scan (or the last one) has walked' }),
+  is_done: Type.Boolean({ description: 'no scan is pending or running' }),
+});

@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { cleanPath, joinBasePath, stripBasePath } from '../../lib/path-safety.js';
+import { pacer } from '../../lib/time.js';
 import { baseName, isWithin, joinPath, parentOf, relativeTo, under } from '../../lib/paths.js';
 import type { FolderAccess } from '../fs/access.js';
 import type { TreeChange, TreeObserver } from '../fs/fs.ports.js';
@@ -55,6 +56,8 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Objects seen so far (for task progress). */
   onCount?: (n: number) => void;
+  /** At most this many folder listings a second (OpenList's scan `limit`); absent or 0: no limit. */
+  listRate?: number;
 }
 
 export interface SearchDeps {
@@ -199,6 +202,7 @@ export class SearchService implements TreeObserver {
    */
   async walk(root: string, o: WalkOptions): Promise<number> {
     const ignore = await this.ignored();
+    const pace = pacer(o.listRate ?? 0, o.signal);
     let count = 0;
     for (const { m, nested } of await this.mounts()) {
       if (!indexable(m) || !m.driver) continue;
@@ -206,12 +210,19 @@ export class SearchService implements TreeObserver {
       const inner = isWithin(mp, root) ? relativeTo(mp, root) : isWithin(root, mp) ? '/' : null;
       if (inner === null || nested.some((n) => isWithin(n, inner))) continue;
       const depth = Math.max(0, o.maxDepth - (inner === '/' && mp !== root ? depthOf(relativeTo(root, mp)) : 0));
-      count += await this.walkStorage(m, m.driver, inner, { ...o, maxDepth: depth, onCount: (n) => o.onCount?.(count + n) }, nested, ignore);
+      count += await this.walkStorage(m, m.driver, inner, { ...o, maxDepth: depth, pace, onCount: (n) => o.onCount?.(count + n) }, nested, ignore);
     }
     return count;
   }
 
-  private async walkStorage(m: MountedStorage, driver: StorageDriver, top: string, o: WalkOptions, nested: string[], ignore: string[]): Promise<number> {
+  private async walkStorage(
+    m: MountedStorage,
+    driver: StorageDriver,
+    top: string,
+    o: WalkOptions & { pace?: (folders: number) => Promise<void> },
+    nested: string[],
+    ignore: string[],
+  ): Promise<number> {
     const id = m.record.id;
     const skip = (inner: string) =>
       nested.some((n) => isWithin(n, inner)) || ignore.some((i) => isWithin(i, under(m.record.mountPath, inner))) || hiddenOn(m, inner);
@@ -239,33 +250,38 @@ export class SearchService implements TreeObserver {
       writing.catch(() => undefined);
     };
     const stack: { dir: string; depth: number }[] = [{ dir: top, depth: 1 }];
-    while (stack.length) {
+    // Listings run ahead (the local driver reads folders on its worker threads) while this thread writes rows:
+    // up to `ahead` are in flight, taken from the top of the stack (a paced walk lists one folder at a time below
+    // 4 listings a second).
+    const ahead = Math.min(LIST_AHEAD, Math.max(1, Math.floor(o.listRate || LIST_AHEAD)));
+    const inflight: { dir: string; depth: number; entries: Promise<Entry[] | null> }[] = [];
+    const list = (dir: string) =>
+      driver.list(dir).catch((e: unknown) => {
+        this.deps.logger.warn({ err: (e as Error).message, storage: m.record.mountPath, dir }, 'search index: a folder could not be listed');
+        return null;
+      });
+    // bounded: every folder is pushed once (by its parent's listing) and taken once
+    while (stack.length || inflight.length) {
       o.signal?.throwIfAborted();
-      // a few folders listed at once keep the driver (the local driver's list workers) busy
-      const wave = stack.splice(-LIST_AHEAD);
-      const listed = await Promise.all(
-        wave.map(({ dir }) =>
-          driver.list(dir).catch((e: unknown) => {
-            this.deps.logger.warn({ err: (e as Error).message, storage: m.record.mountPath, dir }, 'search index: a folder could not be listed');
-            return null;
-          }),
-        ),
-      );
-      for (const [i, { dir, depth }] of wave.entries()) {
-        const entries = listed[i];
-        if (!entries) continue;
-        const seen = new Set<string>();
-        for (const e of entries) {
-          const p = joinPath(dir, e.name);
-          if (skip(p)) continue;
-          seen.add(e.name);
-          pending.push(node(id, p, e));
-          count++;
-          if (e.isDir && depth < o.maxDepth) stack.push({ dir: p, depth: depth + 1 });
-        }
-        if (o.reconcile) {
-          for (const [name] of await this.deps.repo.children(id, dir)) if (!seen.has(name)) await this.deps.repo.removeTree(id, joinPath(dir, name));
-        }
+      if (inflight.length < ahead && stack.length) {
+        const wave = stack.splice(-Math.min(ahead - inflight.length, stack.length));
+        await o.pace?.(wave.length);
+        for (const w of wave) inflight.push({ ...w, entries: list(w.dir) });
+      }
+      const { dir, depth, entries: pendingList } = inflight.shift()!;
+      const entries = await pendingList;
+      if (!entries) continue;
+      const seen = new Set<string>();
+      for (const e of entries) {
+        const p = joinPath(dir, e.name);
+        if (skip(p)) continue;
+        seen.add(e.name);
+        pending.push(node(id, p, e, dir));
+        count++;
+        if (e.isDir && depth < o.maxDepth) stack.push({ dir: p, depth: depth + 1 });
+      }
+      if (o.reconcile) {
+        for (const [name] of await this.deps.repo.children(id, dir)) if (!seen.has(name)) await this.deps.repo.removeTree(id, joinPath(dir, name));
       }
       if (pending.length >= FLUSH) {
         await flush();
@@ -365,8 +381,8 @@ export class SearchService implements TreeObserver {
   }
 }
 
-function node(storageId: number, path: string, e: Entry): IndexedNode {
-  return { storageId, path, name: baseName(path), isDir: e.isDir, size: e.isDir ? 0 : e.size, modified: e.modified.getTime() };
+function node(storageId: number, path: string, e: Entry, parent?: string): IndexedNode {
+  return { storageId, path, parent, name: baseName(path), isDir: e.isDir, size: e.isDir ? 0 : e.size, modified: e.modified.getTime() };
 }
 
 /** Paths with those inside another one of them dropped. */
