@@ -150,6 +150,10 @@ forEachDialect('sftp with the OpenSSH client', (h: () => Harness) => {
     const got = await h().post('/api/fs/get', { path: '/big.bin' }, { token: tokens.alice });
     assert.equal(got.status, 200, got.body.message);
     assert.equal(got.body.data.size, BIG);
+    // The hash index was recorded on the way in (the upload's one pass, on the worker engine).
+    const body = readFileSync(src);
+    const digest = (alg: string) => createHash(alg).update(body).digest('hex');
+    assert.deepEqual(got.body.data.hash_info, { md5: digest('md5'), sha1: digest('sha1'), sha256: want });
   });
 
   test('mkdir, put, rename, ls, rm, rmdir', T, async () => {

@@ -148,20 +148,53 @@ forEachDialect('sftp protocol (ssh2 client)', (h: () => Harness) => {
     assert.equal(readFileSync(join(files(), 'empty.txt')).length, 0);
   });
 
-  test('an out-of-order write fails clearly, cancels the upload and leaves nothing', T, async () => {
+  test('pipelined writes in any order land correctly; CLOSE answers after every WRITE, with the whole file there', T, async () => {
+    const big = randomBytes(3 * 1024 * 1024 + 777); // more than the upload buffer: some replies wait
+    const o = await open('/pipelined.bin', FLAGS.WRITE | FLAGS.CREAT | FLAGS.TRUNC);
+    assert.equal(o.err, null, o.err?.message);
+    const size = 16 * 1024; // one WRITE each (ssh2's client splits larger ones, sending the rest after the reply)
+    const offsets = Array.from({ length: Math.ceil(big.length / size) }, (_, i) => i * size);
+    // Swap neighbours in each group of four: the server sees writes ahead of the expected offset.
+    const order = offsets.map((_, i) => offsets[i - (i % 4) + [1, 0, 3, 2][i % 4]!] ?? offsets[i]!);
+    assert.deepEqual([...order].sort((x, y) => x - y), offsets);
+    const answered: string[] = [];
+    // Nothing awaited: every request is in flight at once, as OpenSSH's client keeps them.
+    const writes = order.map((off) =>
+      write(o.value!, big.subarray(off, off + size), off).then((r) => {
+        answered.push('write');
+        return r;
+      }),
+    );
+    const closed = close(o.value!).then((r) => {
+      answered.push('close');
+      return r;
+    });
+    for (const w of await Promise.all(writes)) assert.equal(w.err, null, w.err?.message);
+    assert.equal((await closed).err, null);
+    assert.equal(answered.indexOf('close'), writes.length, 'CLOSE was answered last');
+    assert.deepEqual(readFileSync(join(files(), 'pipelined.bin')), big);
+    assert.deepEqual(leftovers(files()), []);
+  });
+
+  test('a gap at CLOSE or an overlapping write mid-pipeline fails clearly, cancels the upload and leaves nothing', T, async () => {
     writeFileSync(join(files(), 'keep.txt'), 'keep me\n');
     for (const target of ['/gap.bin', '/keep.txt']) {
+      // A write ahead of the expected offset waits for the bytes before it; they never come.
       const o = await open(target, FLAGS.WRITE | FLAGS.CREAT | FLAGS.TRUNC);
       assert.equal(o.err, null);
       assert.equal((await write(o.value!, Buffer.alloc(1000, 1), 0)).err, null);
-      const gap = await write(o.value!, Buffer.alloc(1000, 2), 5000);
-      assert.equal(gap.err?.code, STATUS.FAILURE);
-      assert.match(gap.err!.message, /out-of-order write at offset 5000 \(expected 1000\)/);
-      const next = await write(o.value!, Buffer.alloc(1000, 3), 1000);
-      assert.equal(next.err?.code, STATUS.FAILURE);
+      assert.equal((await write(o.value!, Buffer.alloc(1000, 2), 5000)).err, null);
       const c = await close(o.value!);
       assert.equal(c.err?.code, STATUS.FAILURE);
+      assert.match(c.err!.message, /the upload has a gap: bytes 1000 to 4999 were never written/);
     }
+    // Pipelined writes with one rewriting bytes already sent: it and every later write fail.
+    const o = await open('/keep.txt', FLAGS.WRITE | FLAGS.CREAT | FLAGS.TRUNC);
+    const sent = [0, 1000, 2000, 1500, 3000, 4000].map((off) => write(o.value!, Buffer.alloc(1000, 3), off));
+    const rs = await Promise.all(sent);
+    assert.deepEqual(rs.map((r) => r.err?.code ?? 0), [0, 0, 0, STATUS.FAILURE, STATUS.FAILURE, STATUS.FAILURE]);
+    assert.match(rs[3]!.err!.message, /overlapping write at offset 1500: .*the upload was cancelled/);
+    assert.equal((await close(o.value!)).err?.code, STATUS.FAILURE);
     assert.ok(!existsSync(join(files(), 'gap.bin')));
     assert.equal(readFileSync(join(files(), 'keep.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual(leftovers(files()), []);

@@ -1,7 +1,8 @@
 /**
  * The SFTP server's small parts, without a network: host-key files (read back by
  * ssh-keygen and ssh2), REALPATH resolution, `ls -l` long names, error → status mapping,
- * and the per-handle range reader (one stream for sequential reads, reopened on a jump).
+ * the per-handle range reader (one stream for sequential reads, reopened on a jump), and the
+ * upload of a write handle (pipelined and out-of-order WRITEs, back-pressure, failures).
  * No database is involved here.
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { AppError } from '../../src/lib/errors.js';
 import { UnsafePathError } from '../../src/lib/path-safety.js';
 import { ed25519ToOpenSsh, loadHostKeys } from '../../src/modules/sftp/host-keys.js';
 import { RangeReader } from '../../src/modules/sftp/sftp.session.js';
+import { MAX_HELD_BYTES, SftpUpload, UPLOAD_BUFFER, type HeldBudget } from '../../src/modules/sftp/sftp.upload.js';
 import { longName, realUserPath, Status, statusOf } from '../../src/modules/sftp/sftp.util.js';
 import type { Located } from '../../src/modules/fs/fs.service.js';
 import { DriverError } from '../../src/modules/storages/drivers/index.js';
@@ -133,5 +135,144 @@ describe('RangeReader', () => {
     assert.deepEqual(calls.map((c) => c.start), [0, 900, 10]);
     assert.equal(await r.read(5000, 10), null);
     r.close();
+  });
+});
+
+describe('SftpUpload', () => {
+  /** A store that reads the stream slowly (or not at all until `go`) and records what it got. */
+  function fakeStore(opts: { failAfter?: number } = {}) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const got: Buffer[] = [];
+    let committed = false;
+    let aborted: unknown = null;
+    const store = async (body: Readable) => {
+      await gate;
+      let n = 0;
+      try {
+        for await (const c of body) {
+          got.push(c as Buffer);
+          n += (c as Buffer).length;
+          if (opts.failAfter !== undefined && n > opts.failAfter) throw new Error('disk full');
+        }
+      } catch (e) {
+        aborted = e;
+        throw e;
+      }
+      committed = true;
+    };
+    return { store, go: () => release(), bytes: () => Buffer.concat(got), committed: () => committed, aborted: () => aborted };
+  }
+  /** WRITE replies as they come: index → null (accepted) or the message. */
+  function replies() {
+    const log: Array<[number, string | null]> = [];
+    return { log, reply: (i: number) => (e: Error | null) => log.push([i, e ? e.message : null]) };
+  }
+  const data = Buffer.from(Array.from({ length: 2 * UPLOAD_BUFFER }, (_, i) => (i * 7) % 253));
+  const chunks = (size: number) => Array.from({ length: data.length / size }, (_, i) => ({ off: i * size, buf: data.subarray(i * size, (i + 1) * size) }));
+
+  test('out-of-order pipelined writes land in order; held ones are answered at once and counted in the budget', async () => {
+    const f = fakeStore();
+    const budget: HeldBudget = { bytes: 0 };
+    const u = new SftpUpload(f.store, budget);
+    const parts = chunks(32 * 1024);
+    const order = [3, 1, 0, 2, 7, 5, 6, 4];
+    const r = replies();
+    u.write(parts[3]!.off, parts[3]!.buf, r.reply(3));
+    u.write(parts[1]!.off, parts[1]!.buf, r.reply(1));
+    assert.equal(budget.bytes, 2 * 32 * 1024, 'two writes wait for the bytes before them');
+    assert.equal(u.size, 4 * 32 * 1024, 'FSTAT reports the furthest byte written');
+    for (const i of order.slice(2)) u.write(parts[i]!.off, parts[i]!.buf, r.reply(i));
+    assert.equal(budget.bytes, 0);
+    assert.deepEqual(r.log.map(([i]) => i), order);
+    assert.ok(r.log.every(([, e]) => e === null));
+    f.go();
+    await u.close();
+    assert.ok(f.committed());
+    assert.deepEqual(f.bytes(), data.subarray(0, 8 * 32 * 1024));
+  });
+
+  test('replies wait while the buffer is full and are sent as the store drains it; close waits for every byte', async () => {
+    const f = fakeStore();
+    const u = new SftpUpload(f.store, { bytes: 0 });
+    const r = replies();
+    const parts = chunks(64 * 1024);
+    for (const [i, p] of parts.entries()) u.write(p.off, p.buf, r.reply(i));
+    // The store has not read yet: UPLOAD_BUFFER bytes are accepted, the rest wait.
+    const answered = r.log.length;
+    assert.ok(answered >= UPLOAD_BUFFER / (64 * 1024) - 1 && answered < parts.length, `answered ${answered} of ${parts.length}`);
+    const closing = u.close();
+    f.go();
+    await closing;
+    assert.equal(r.log.length, parts.length, 'every WRITE got its reply before CLOSE finished');
+    assert.ok(r.log.every(([, e]) => e === null));
+    assert.deepEqual(f.bytes(), data);
+  });
+
+  test('a gap at CLOSE, an overlapping write, or too much held data cancels the upload clearly', async () => {
+    // gap
+    const g = fakeStore();
+    g.go();
+    const budget: HeldBudget = { bytes: 0 };
+    const gap = new SftpUpload(g.store, budget);
+    const r = replies();
+    gap.write(0, data.subarray(0, 1000), r.reply(0));
+    gap.write(5000, data.subarray(5000, 6000), r.reply(1));
+    assert.deepEqual(r.log, [[0, null], [1, null]]);
+    await assert.rejects(gap.close(), /upload failed: the upload has a gap: bytes 1000 to 4999 were never written/);
+    assert.ok(!g.committed() && g.aborted());
+    assert.equal(budget.bytes, 0, 'held bytes are returned to the budget');
+
+    // overlap: this write and every later one fail; nothing is committed
+    const o = fakeStore();
+    o.go();
+    const over = new SftpUpload(o.store, budget);
+    const r2 = replies();
+    over.write(0, data.subarray(0, 1000), r2.reply(0));
+    over.write(500, data.subarray(500, 1500), r2.reply(1));
+    over.write(1000, data.subarray(1000, 2000), r2.reply(2));
+    assert.equal(r2.log[0]![1], null);
+    assert.match(r2.log[1]![1]!, /overlapping write at offset 500: .*cannot be rewritten; the upload was cancelled/);
+    assert.match(r2.log[2]![1]!, /^upload failed: overlapping write at offset 500/);
+    await assert.rejects(over.close(), /overlapping write/);
+    assert.ok(!o.committed());
+
+    // held bytes beyond the session's budget
+    const b = fakeStore();
+    b.go();
+    const big = new SftpUpload(b.store, budget);
+    const r3 = replies();
+    const piece = Buffer.alloc(1 << 20);
+    for (let i = 1; i <= MAX_HELD_BYTES / piece.length + 1; i++) big.write(i * piece.length, piece, r3.reply(i));
+    const last = r3.log[r3.log.length - 1]!;
+    assert.match(last[1]!, /out-of-order write at offset \d+ \(expected 0\): more than 16 MiB would wait for earlier bytes/);
+    assert.equal(r3.log.filter(([, e]) => e === null).length, MAX_HELD_BYTES / piece.length);
+    assert.equal(budget.bytes, 0);
+    await assert.rejects(big.close(), /out-of-order write/);
+    assert.ok(!b.committed());
+  });
+
+  test('a storage failure mid-pipeline fails the waiting and later writes and CLOSE; abort cancels an open upload', async () => {
+    const f = fakeStore({ failAfter: 100 * 1024 });
+    const u = new SftpUpload(f.store, { bytes: 0 });
+    const r = replies();
+    const parts = chunks(32 * 1024);
+    for (const [i, p] of parts.entries()) u.write(p.off, p.buf, r.reply(i));
+    f.go();
+    await assert.rejects(u.close(), /upload failed: disk full/);
+    assert.equal(r.log.length, parts.length, 'every WRITE was answered');
+    assert.ok(r.log.some(([, e]) => e !== null && /upload failed: disk full/.test(e)));
+    const r2 = replies();
+    u.write(data.length, Buffer.alloc(10), r2.reply(0));
+    assert.match(r2.log[0]![1]!, /upload failed: disk full/);
+    assert.ok(!f.committed());
+
+    const a = fakeStore();
+    a.go();
+    const cut = new SftpUpload(a.store, { bytes: 0 });
+    cut.write(0, data.subarray(0, 1000), () => undefined);
+    await cut.abort(new Error('session ended'));
+    assert.ok(!a.committed() && a.aborted());
+    await assert.rejects(cut.close(), /upload failed: session ended/);
   });
 });

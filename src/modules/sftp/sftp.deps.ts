@@ -11,7 +11,7 @@ import type { UsersRepo } from '../users/users.repo.js';
 
 export interface SftpDeps {
   /** The virtual tree every session works on. */
-  fs: Pick<FsService, 'stat' | 'list' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer'>;
+  fs: Pick<FsService, 'stat' | 'list' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer' | 'sidecarsReplaced' | 'changeSet'>;
   /**
    * Folder rules (metas): names hidden from users without bit 0 are left out of listings and can be neither opened
    * nor changed; a meta's write grant lets users without bit 11 create folders and upload there (as over HTTP).

@@ -33,6 +33,24 @@ export function normaliseIp(ip: string | undefined): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
+/**
+ * ssh2 writes every SSH packet (each SFTP reply, each window adjust) to the socket on its own.
+ * With Nagle's algorithm a small reply then waits for the peer's ACK, and the client, which keeps
+ * a bounded window of requests in flight, stalls (a 1 GiB put spent most of its time idle). So:
+ * no Nagle, and the replies produced while one incoming chunk is parsed (OpenSSH's client sends
+ * dozens of WRITEs per chunk) leave in one write, as OpenSSH's channel buffer does.
+ * Called right after `injectSocket`: ssh2 has paused the socket and attaches its own 'data'
+ * listener later, so this one runs first and never starts the flow.
+ */
+function batchReplies(socket: Socket): void {
+  socket.setNoDelay(true);
+  const flush = () => socket.uncork();
+  socket.prependListener('data', () => {
+    socket.cork();
+    process.nextTick(flush);
+  });
+}
+
 export async function startSftpServer(deps: SftpDeps, listen: { host: string; port: number }): Promise<SftpServer> {
   const log = deps.logger.child({ module: 'sftp' });
   const hostKeys = await loadHostKeys(deps.hostKeyDir);
@@ -126,6 +144,7 @@ export async function startSftpServer(deps: SftpDeps, listen: { host: string; po
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     ssh.injectSocket(socket);
+    batchReplies(socket);
   });
   await new Promise<void>((resolve, reject) => {
     net.once('error', reject);

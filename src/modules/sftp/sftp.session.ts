@@ -6,16 +6,15 @@
  *    shown back (REALPATH) are relative to the base path, which the user sees as `/`.
  *  - Reads: one range stream per handle, reopened when the client asks for a
  *    non-sequential offset.
- *  - Writes: streamed into the upload service (the same two-phase pipeline as HTTP uploads)
- *    through a PassThrough with back-pressure; the file appears at CLOSE. Offsets must be
- *    sequential. A failed write, an out-of-order write or a session that ends before CLOSE
- *    aborts the upload and leaves nothing behind.
+ *  - Writes: pipelined into the upload service (sftp.upload.ts: out-of-order writes are put
+ *    back in order, back-pressure through the replies); the file appears at CLOSE. A failed
+ *    write, a gap or a session that ends before CLOSE aborts the upload and leaves nothing.
  *  - Bit 10 (login + read) is checked at login; every write needs bit 11.
  *  - Every request first asks the connection's guard (sftp.guard.ts) whether the login's
  *    rights still hold: a revoked session answers PERMISSION_DENIED (and the server ends
  *    it); a session that lost bit 11 turns read-only and aborts its unfinished uploads.
  */
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { SFTPWrapper } from 'ssh2';
 import { assertSafeName, cleanPath, joinBasePath, stripBasePath } from '../../lib/path-safety.js';
@@ -24,6 +23,7 @@ import type { SftpDeps } from './sftp.deps.js';
 import { isDriverError, type Entry } from '../storages/drivers/index.js';
 import type { User } from '../users/user.model.js';
 import type { SessionGuard, Verdict } from './sftp.guard.js';
+import { SftpUpload, type HeldBudget } from './sftp.upload.js';
 import {
   attrsOf,
   denied,
@@ -45,8 +45,6 @@ const READDIR_BATCH = 128;
 const MAX_HANDLES = 256;
 /** Largest READ answered in one reply (as OpenSSH's sftp-server); clients handle short reads. */
 const MAX_READ = 256 * 1024 - 1024;
-/** Buffered upload bytes per write handle before WRITE replies wait (back-pressure). */
-const UPLOAD_BUFFER = 1 << 20;
 
 /** Sequential reader over `driver.read(inner, {start})`, reopened on a jump. */
 export class RangeReader {
@@ -131,15 +129,7 @@ interface ReadHandle extends HandleBase {
 
 interface WriteHandle extends HandleBase {
   kind: 'write';
-  pass: PassThrough;
-  /** Next expected offset = bytes accepted so far. */
-  offset: number;
-  error: Error | null;
-  /** The upload: resolves once committed, never rejects (the error lands in `error`). */
-  done: Promise<void>;
-  settled: boolean;
-  /** WRITE replies waiting for the buffer to drain. */
-  waiting: Array<() => void>;
+  upload: SftpUpload;
 }
 
 interface DirHandle extends HandleBase {
@@ -154,6 +144,8 @@ export class SftpSession {
   private readonly handles = new Map<number, Handle>();
   /** Uploads whose CLOSE is committing them (no longer in `handles`). */
   private readonly committing = new Set<Promise<void>>();
+  /** Out-of-order write bytes held by this session's uploads. */
+  private readonly held: HeldBudget = { bytes: 0 };
   private nextId = 1;
   private ended = false;
   /** Fixed for the session: a change of base path ends it (sftp.guard.ts). */
@@ -246,10 +238,7 @@ export class SftpSession {
     if (this.writable && !verdict.writable) {
       // Bit 11 was withdrawn: uploads not yet closed are aborted (nothing is committed).
       for (const h of this.handles.values()) {
-        if (h.kind === 'write' && !h.settled) {
-          h.error ??= denied('permission denied: this user may no longer write over SFTP');
-          h.pass.destroy(h.error);
-        }
+        if (h.kind === 'write') void h.upload.abort(denied('permission denied: this user may no longer write over SFTP'));
       }
     }
     this.writable = verdict.writable;
@@ -327,8 +316,12 @@ export class SftpSession {
     return h.length === 4 ? h.readUInt32BE(0) : 0;
   }
 
-  private newHandle(h: Handle): Buffer {
+  private roomForHandle(): void {
     if (this.handles.size >= MAX_HANDLES) throw failure(`too many open handles (at most ${MAX_HANDLES})`);
+  }
+
+  private newHandle(h: Handle): Buffer {
+    this.roomForHandle();
     const id = this.nextId++;
     this.handles.set(id, h);
     const b = Buffer.alloc(4);
@@ -388,7 +381,7 @@ export class SftpSession {
     const handle = this.handle(h);
     const attrs =
       handle.kind === 'write'
-        ? attrsOf({ isDir: false, size: handle.offset, modified: new Date() }, this.writable)
+        ? attrsOf({ isDir: false, size: handle.upload.size, modified: new Date() }, this.writable)
         : attrsOf(await this.statFull(handle.full), this.writable);
     if (!this.ended) this.sftp.attrs(reqid, attrs);
   }
@@ -440,32 +433,11 @@ export class SftpSession {
     // shutdown() always finds (and aborts) the upload.
     if (this.ended) throw failure('the session has ended');
 
-    const pass = new PassThrough({ highWaterMark: UPLOAD_BUFFER });
-    pass.on('error', () => undefined); // reported through `done` / `error`
     const mtime = attrs?.mtime ? new Date(attrs.mtime * 1000) : undefined;
-    const h: WriteHandle = { kind: 'write', full, views: this.fullViews(full), pass, offset: 0, error: null, done: Promise.resolve(), settled: false, waiting: [] };
-    const release = () => {
-      const w = h.waiting;
-      h.waiting = [];
-      for (const f of w) f();
-    };
-    pass.on('drain', release);
-    pass.on('close', release);
-    const handle = this.newHandle(h);
-    h.done = this.deps.uploads.store(
-      { full, overwrite: !(flags & OpenFlag.EXCL), asTask: false, mtime, expectedHashes: {} },
-      pass,
-    ).then(
-      () => {
-        h.settled = true;
-      },
-      (e: unknown) => {
-        h.settled = true;
-        h.error ??= e instanceof Error ? e : new Error(String(e));
-        pass.destroy();
-      },
-    );
-    this.sftp.handle(reqid, handle);
+    const spec = { full, overwrite: !(flags & OpenFlag.EXCL), asTask: false, mtime, expectedHashes: {} };
+    this.roomForHandle(); // before the upload starts
+    const upload = new SftpUpload((body: Readable) => this.deps.uploads.store(spec, body), this.held);
+    this.sftp.handle(reqid, this.newHandle({ kind: 'write', full, views: this.fullViews(full), upload }));
   }
 
   private onRead(reqid: number, h: Buffer, offset: number, len: number): void {
@@ -487,23 +459,7 @@ export class SftpSession {
   private onWrite(reqid: number, h: Buffer, offset: number, data: Buffer): void {
     const handle = this.handle(h);
     if (handle.kind !== 'write') throw failure('the file was not opened for writing');
-    if (handle.error) throw failure(`upload failed: ${handle.error.message}`);
-    if (offset !== handle.offset) {
-      const err = failure(
-        `out-of-order write at offset ${offset} (expected ${handle.offset}): Ferry stores SFTP uploads as one stream and accepts only sequential writes; the upload was cancelled`,
-      );
-      handle.error = err;
-      handle.pass.destroy(err);
-      throw err;
-    }
-    handle.offset += data.length;
-    if (handle.pass.write(data)) return this.ok(reqid);
-    // Back-pressure: the reply waits until the storage has taken the buffered bytes, so the
-    // client (which keeps a bounded number of requests in flight) slows down.
-    handle.waiting.push(() => {
-      if (handle.error) this.fail(reqid, failure(`upload failed: ${handle.error.message}`), handle.views);
-      else this.ok(reqid);
-    });
+    handle.upload.write(offset, data, (err) => (err ? this.fail(reqid, err, handle.views) : this.ok(reqid)));
   }
 
   private async onClose(reqid: number, h: Buffer): Promise<void> {
@@ -516,14 +472,14 @@ export class SftpSession {
       return this.ok(reqid);
     }
     if (handle.kind === 'dir') return this.ok(reqid);
-    if (!handle.error) handle.pass.end();
-    this.committing.add(handle.done);
+    const closing = handle.upload.close();
+    const settled = closing.catch(() => undefined);
+    this.committing.add(settled);
     try {
-      await handle.done;
+      await closing;
     } finally {
-      this.committing.delete(handle.done);
+      this.committing.delete(settled);
     }
-    if (handle.error) throw failure(`upload failed: ${handle.error.message}`);
     this.ok(reqid);
   }
 
@@ -590,7 +546,7 @@ export class SftpSession {
   private async onRename(reqid: number, from: string, to: string): Promise<void> {
     const src = this.full(from);
     const dst = this.full(to);
-    await this.requireChange([src, dst]);
+    await this.requireChange(await this.deps.fs.changeSet([[src, dst]]));
     this.notTheRoot(src);
     this.notTheRoot(dst);
     if (dst !== '/') assertSafeName(baseName(dst));
@@ -616,13 +572,7 @@ export class SftpSession {
       const uploads: Promise<void>[] = [];
       for (const h of this.handles.values()) {
         if (h.kind === 'read') h.reader.close();
-        else if (h.kind === 'write') {
-          if (!h.settled) {
-            h.error ??= new Error(`upload cancelled: ${reason} before the file was closed`);
-            h.pass.destroy(h.error);
-          }
-          uploads.push(h.done);
-        }
+        else if (h.kind === 'write') uploads.push(h.upload.abort(new Error(`upload cancelled: ${reason} before the file was closed`)));
       }
       this.handles.clear();
       await Promise.all([...uploads, ...this.committing]);
