@@ -84,17 +84,29 @@ forEachDialect('webdav methods', (h: () => Harness) => {
   test('PUT with OC-Checksum: a match is stored and shown as oc:checksums, a mismatch stores nothing', async () => {
     const body = 'checksummed content';
     const sha1 = createHash('sha1').update(body).digest('hex');
-    const md5 = createHash('md5').update(body).digest('hex');
+    const sha256 = createHash('sha256').update(body).digest('hex');
     const good = await req('PUT', '/dav/sum.txt', { body, headers: { 'oc-checksum': `SHA1:${sha1}` } });
     assert.equal(good.status, 201);
     const pf = await req('PROPFIND', '/dav/', { headers: { depth: '1' }, body: propfindProps('<oc:checksums/>') });
     assert.equal(pf.status, 207);
     const entry = pf.body.split('<D:response>').find((r) => r.includes('/dav/sum.txt'))!;
+    // the declared SHA-1 was checked and is kept, with what the storage records on write (SHA-256 by default)
     assert.match(entry, new RegExp(`SHA1:${sha1}`));
-    assert.match(entry, new RegExp(`MD5:${md5}`));
+    assert.match(entry, new RegExp(`SHA256:${sha256}`));
     const bad = await req('PUT', '/dav/bad-sum.txt', { body, headers: { 'oc-checksum': `SHA1:${'0'.repeat(40)}` } });
     assert.equal(bad.status, 400);
     assert.equal(existsSync(join(files(), 'bad-sum.txt')), false);
+  });
+
+  test('PUT without OC-Checksum records MD5 and SHA-1 besides the storage digests (what ownCloud clients check)', async () => {
+    const body = 'no checksum sent';
+    const good = await req('PUT', '/dav/plain-sum.txt', { body });
+    assert.equal(good.status, 201);
+    const pf = await req('PROPFIND', '/dav/', { headers: { depth: '1' }, body: propfindProps('<oc:checksums/>') });
+    const entry = pf.body.split('<D:response>').find((r) => r.includes('/dav/plain-sum.txt'))!;
+    assert.match(entry, new RegExp(`SHA1:${createHash('sha1').update(body).digest('hex')}`));
+    assert.match(entry, new RegExp(`SHA256:${createHash('sha256').update(body).digest('hex')}`));
+    assert.match(entry, new RegExp(`MD5:${createHash('md5').update(body).digest('hex')}`));
   });
 
   test('PUT into a missing folder is 409; PUT onto a folder is 405', async () => {

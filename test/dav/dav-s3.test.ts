@@ -7,15 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { cephForThisFile, s3Addition } from '../support/ceph.js';
 import { ADMIN_PASSWORD, forEachDialect, requireCommand, type Harness } from '../support/harness.js';
-import { basic, dav, propText } from './support.js';
+import { basic, dav, propfindProps, propText } from './support.js';
 
 const T = { timeout: 300_000 };
 const ADMIN = basic('admin', ADMIN_PASSWORD);
@@ -101,6 +101,25 @@ forEachDialect('webdav on S3 (Ceph RGW)', (h: () => Harness) => {
     const get = await dav(h(), 'GET', '/dav/s3/patched.json', { auth: ADMIN });
     assert.equal(get.body, '{"a":1}');
     assert.match(String(get.headers['content-type']), /json/);
+  });
+
+  test('PROPFIND Depth 1 oc:checksums of a whole S3 folder: from the index, from object metadata where the listed time is a client one, the ETag MD5 for a foreign object', T, async () => {
+    const sum = (alg: string, b: string) => createHash(alg).update(b).digest('hex');
+    assert.equal((await dav(h(), 'PUT', '/dav/s3/sums/plain.txt', { auth: ADMIN, body: 'plain' })).status, 409, 'no folder yet');
+    assert.equal((await dav(h(), 'MKCOL', '/dav/s3/sums', { auth: ADMIN })).status, 201);
+    assert.equal((await dav(h(), 'PUT', '/dav/s3/sums/plain.txt', { auth: ADMIN, body: 'plain' })).status, 201);
+    assert.equal((await dav(h(), 'PUT', '/dav/s3/sums/timed.txt', { auth: ADMIN, body: 'timed', headers: { 'x-oc-mtime': '1500000000' } })).status, 201);
+    await (await s3()).send(new PutObjectCommand({ Bucket: (await ceph()).bucket, Key: `${prefix}/sums/foreign.txt`, Body: 'foreign' }));
+    const pf = await dav(h(), 'PROPFIND', '/dav/s3/sums/', { auth: ADMIN, headers: { depth: '1' }, body: propfindProps('<oc:checksums/>') });
+    assert.equal(pf.status, 207);
+    const of = (name: string) => pf.body.split('<D:response>').find((r) => r.includes(`/sums/${name}<`)) ?? '';
+    // what the storage recorded on write (hash_on_write: SHA-256 by default)
+    for (const [name, body] of [['plain.txt', 'plain'], ['timed.txt', 'timed']] as const) {
+      assert.match(of(name), new RegExp(`SHA256:${sum('sha256', body)}`), name);
+    }
+    // an object another client wrote: only what S3 itself vouches for (a single-part ETag is the MD5)
+    assert.match(of('foreign.txt'), new RegExp(`MD5:${sum('md5', 'foreign')}`));
+    assert.doesNotMatch(of('foreign.txt'), /SHA1:/);
   });
 
   test('rclone (vendor owncloud) syncs into the S3 storage; check passes and a second sync transfers nothing', T, async () => {

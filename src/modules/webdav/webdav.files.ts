@@ -31,9 +31,9 @@ export async function get(ctx: DavContext) {
     });
     return reply.status(200).send(`<!doctype html><meta charset="utf-8"><title>${escapeXml(e.name)}</title><ul>${items.join('')}</ul>\n`);
   }
+  // the entry just read is the file's (one stat, one hash-index look-up); sent like /d/ (fs/serve-file.ts)
   const { driver, inner } = await deps.fs.locate(full);
-  const entry = await driver.stat(inner);
-  return serveFile(req, reply, driver, inner, { ...entry, name: baseName(full) }, { etag: davEtag(entry), inline: true });
+  return serveFile(req, reply, driver, inner, e, { etag: davEtag(e), inline: true });
 }
 
 /** `OC-Checksum: SHA1:… MD5:…` → declared hashes (checked at commit; a mismatch stores nothing). */
@@ -80,7 +80,8 @@ export async function put(ctx: DavContext) {
     if (!Number.isFinite(s) || s < 0) throw badRequest('X-OC-Mtime: must be Unix seconds');
     mtime = new Date(Math.round(s * 1000));
   }
-  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(ctx.header('oc-checksum')) }, ctx.req.raw);
+  // MD5 and SHA-1 besides the storage's digests: what ownCloud/Nextcloud clients read from oc:checksums (rclone's owncloud vendor checks MD5)
+  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(ctx.header('oc-checksum')), alsoHash: ['md5', 'sha1'] }, ctx.req.raw);
   const now = await ctx.exists(full);
   if (now) ctx.reply.header('ETag', davEtag(now));
   if (mtime) ctx.reply.header('X-OC-MTime', 'accepted');
@@ -167,6 +168,8 @@ export async function copyMove(ctx: DavContext, kind: 'copy' | 'move') {
   await requireUnlocked(ctx, lists, dst, { deep: true, membership: true });
   const parent = await ctx.exists(parentOf(dst));
   if (!parent?.isDir) throw new DavError(409, 'the destination folder does not exist');
+  // objects the file's following sidecars would replace are checked like the destination itself
+  for (const p of await deps.fs.sidecarsReplaced(src, dst)) await ctx.requireAccess(p);
   const existing = await ctx.exists(dst);
   if (existing) {
     if (!overwrite) throw new DavError(412, 'Destination exists and Overwrite is F');

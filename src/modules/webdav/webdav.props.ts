@@ -181,7 +181,8 @@ export async function propfind(ctx: DavContext) {
   const locks = wantsLocks(want) ? await deps.store.locksAffecting(full, children.length > 0) : NONE;
   const locksOf = (p: string) => (locks.length === 0 ? NONE : locks.filter((l) => l.path === p || (l.deep && (l.path === '/' || p.startsWith(l.path + '/')))));
   selfItem.locks = locksOf(full);
-  const withSums = wantsChecksums(want);
+  // checksums of the children: one batch per listing (the hash index, S3 metadata only for what it lacks)
+  const sums = wantsChecksums(want) && children.length > 0 ? await childSums(ctx, full, children as Entry[]) : null;
   const dirHref = children.length > 0 ? ctx.href(full, true) : '';
   /** One batch of children as XML; each child's Entry is dropped once written (a big reply frees as it goes). */
   const batch = async (from: number, to: number): Promise<string> => {
@@ -191,10 +192,7 @@ export async function propfind(ctx: DavContext) {
       children[j] = undefined;
       const p = joinPath(full, e.name);
       const it: Item = { full: p, entry: e, dead: dead.get(p) ?? NONE, locks: locksOf(p) };
-      if (withSums && !e.isDir) {
-        const loc = await deps.fs.locate(p).catch(() => null);
-        it.hashes = loc ? await loc.driver.hashes(loc.inner).catch(() => ({})) : {};
-      }
+      if (sums && !e.isDir) it.hashes = sums.get(e.path) ?? {};
       s += responseXml(dirHref + encodeSegment(e.name) + (e.isDir ? '/' : ''), propsOf(ctx, it, want));
     }
     return s;
@@ -210,6 +208,13 @@ export async function propfind(ctx: DavContext) {
     yield MULTISTATUS_CLOSE;
   }
   return ctx.sendXml(207, Readable.from(batches(), { objectMode: false, highWaterMark: 32 * 1024 }));
+}
+
+/** The digests known for a folder's listed children, by their path inside the storage (as `Entry.path`). */
+async function childSums(ctx: DavContext, full: string, children: readonly Entry[]): Promise<Map<string, Hashes>> {
+  const loc = await ctx.deps.fs.locate(full).catch(() => null);
+  // mount points listed in a folder belong to other storages: they are folders, never files with checksums
+  return loc ? loc.driver.hashesOfListed(children.filter((c) => !c.isDir)).catch(() => new Map<string, Hashes>()) : new Map<string, Hashes>();
 }
 
 /** A modification time sent as `getlastmodified` (HTTP date) or `Win32LastModifiedTime` (HTTP date too). */
