@@ -6,9 +6,11 @@ import type { HttpApp } from '../../http/types.js';
 import { badRequest, forbidden } from '../../lib/errors.js';
 import { assertSafeName, stripBasePath } from '../../lib/path-safety.js';
 import { isoTime } from '../../lib/time.js';
-import { compareListed, compareNames } from '../../lib/name-order.js';
+import { compareNames } from '../../lib/name-order.js';
 import { can, isAdmin, Perm } from '../users/user.model.js';
-import { encodePath, presentObj, sniffedType } from './fs.present.js';
+import { encodePath, isoTimes, objJson, presentObj, sniffedType } from './fs.present.js';
+import { sendJsonPieces } from '../../http/json-pieces.js';
+import type { Entry } from '../storages/drivers/index.js';
 import { sniffFile } from './sniff.js';
 import type { ThumbnailPort } from './fs.ports.js';
 import type { FsService } from './fs.service.js';
@@ -30,6 +32,9 @@ import { currentUser } from '../auth/principal.js';
 import { requirePerm, userPath, type FolderAccess } from './access.js';
 import { presentTask } from '../tasks/tasks.present.js';
 
+/** Entries per piece of a listing's reply (see sendJsonPieces): ~60 KB of text, under V8's large-object size. */
+export const LIST_PIECE = 256;
+
 /** Cross-storage transfers above this many bytes run as a task. */
 export const TRANSFER_TASK_THRESHOLD = 16 * 1024 * 1024;
 
@@ -45,28 +50,40 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
       body: ListBody,
       response: { 200: OkOf(FsListSchema) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
     await access.requireAccess(user, full, true, req.body.password, req.ip, user.basePath);
     const dir = await fs.stat(full);
     if (!dir.isDir) throw badRequest('not a folder');
-    const visible = await access.visibleIn(user, full);
-    const entries = (await fs.list(full)).filter((e) => visible(e.name)).sort(compareListed);
+    const entries = await fs.listed(full, await access.visibleIn(user, full));
     const { offset, limit } = paging(req.body);
     const slice = limit === null ? entries : entries.slice(offset, offset + limit);
     // one settings read per listing, then plain calls: no promise or query per entry
-    const sign = await links.signer(await access.dirNeedsSign(full));
+    const sign = await links.signer(await access.dirNeedsSign(full), slice.length);
     const prefix = full === '/' ? '/' : `${full}/`;
-    const site = await links.site(requestOrigin(req));
-    const content = slice.map((e) => {
-      if (e.isDir) return presentObj(e, '');
-      const s = sign(prefix + e.name);
-      const thumb = thumbs.has(e.name) ? `${site}/d${encodePath(prefix + e.name)}?type=thumb&v=${thumbs.version(e)}${s ? `&sign=${encodeURIComponent(s)}` : ''}` : '';
-      return presentObj(e, s, thumb);
-    });
+    const thumbBase = `${await links.site(requestOrigin(req))}/d${encodePath(prefix)}`;
     const texts = await access.folderTexts(full);
-    return ok({ content, total: entries.length, ...texts, write: await access.canWriteIn(user, full), provider: dir.storage?.record.driver ?? 'unknown' });
+    const write = await access.canWriteIn(user, full);
+    const tail = `],"total":${entries.length},"readme":${JSON.stringify(texts.readme)},"header":${JSON.stringify(texts.header)},"write":${write},"provider":${JSON.stringify(dir.storage?.record.driver ?? 'unknown')}}}`;
+    // the reply of `ok({content, total, readme, header, write, provider})` (FsListSchema), written in pieces of
+    // LIST_PIECE entries: only the page is signed and presented, a piece at a time, the loop free in between
+    const time = isoTimes();
+    const present = (e: Entry) => {
+      if (e.isDir) return objJson(e, '', '', time);
+      const s = sign(prefix + e.name);
+      const thumb = thumbs.has(e.name) ? `${thumbBase}${encodeURIComponent(e.name)}?type=thumb&v=${thumbs.version(e)}${s ? `&sign=${encodeURIComponent(s)}` : ''}` : '';
+      return objJson(e, s, thumb, time);
+    };
+    function* pieces(): Generator<string> {
+      let head = '{"code":200,"message":"success","data":{"content":[';
+      for (let i = 0; i < slice.length; i += LIST_PIECE) {
+        yield head + slice.slice(i, i + LIST_PIECE).map(present).join(',');
+        head = ',';
+      }
+      yield slice.length ? tail : head + tail;
+    }
+    return sendJsonPieces(reply, pieces());
   });
 
   app.post('/api/fs/get', {
@@ -122,7 +139,7 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     const user = currentUser(req);
     const full = userPath(user, req.body.path);
     const name = assertSafeName(req.body.name);
-    await access.requireChange(user, Perm.RENAME, [full, joinPath(parentOf(full), name)]);
+    await access.requireChange(user, Perm.RENAME, await fs.changeSet([[full, joinPath(parentOf(full), name)]]));
     await fs.rename(full, name, req.body.overwrite ?? false);
     return ok();
   });
@@ -140,8 +157,9 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
       const srcDir = userPath(user, req.body.src_dir);
       const dstDir = userPath(user, req.body.dst_dir);
       const safe = names.map(assertSafeName);
-      // every source and target first: a hidden one refuses the whole request before anything moves
-      await access.requireChange(user, bit, safe.flatMap((n) => [joinPath(srcDir, n), joinPath(dstDir, n)]));
+      // every source and target (and what following sidecars would replace) first: a hidden one refuses the whole
+      // request before anything moves
+      await access.requireChange(user, bit, await fs.changeSet(safe.map((n) => [joinPath(srcDir, n), joinPath(dstDir, n)] as const)));
       const dst = await fs.stat(dstDir);
       if (!dst.isDir) throw badRequest('dst_dir is not a folder');
       const tasks = [];

@@ -4,6 +4,8 @@
  * (already joined under the user's base path by the routes, through lib/path-safety).
  */
 import { pipeline } from 'node:stream/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { compareListed } from '../../lib/name-order.js';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
@@ -12,6 +14,9 @@ import type { MountedStorage, StorageRegistry } from '../storages/storages.servi
 import { NO_COMPANIONS, type CompanionFiles, type TreeChange, type TreeObserver } from './fs.ports.js';
 import { baseName, isWithin, joinPath, parentOf } from '../../lib/paths.js';
 
+
+/** Entries `listed` checks between two turns of the event loop. */
+const ORDER_SLICE = 8192;
 
 export interface Located {
   storage: MountedStorage;
@@ -74,6 +79,29 @@ export class FsService {
     return out;
   }
 
+  /**
+   * The existing objects that the sidecars following `from` (renamed, moved or copied to `to`) would replace.
+   * Sidecars follow their file whatever the folder rules say of their names (they are part of the file), but
+   * these replaced paths go through the caller's FolderAccess.requireChange with the request's own paths, before
+   * anything changes: a following sidecar never replaces an object the user may not change.
+   */
+  async sidecarsReplaced(from: string, to: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const f of await this.followers(from, to)) {
+      if (f.to === f.from) continue;
+      const loc = await this.locate(f.to).catch(() => null);
+      if (loc && (await pathExists(loc.driver, loc.inner))) out.push(f.to);
+    }
+    return out;
+  }
+
+  /** Every source and target of `pairs` (from → to) and what their following sidecars would replace: the paths a change check needs. */
+  async changeSet(pairs: readonly (readonly [string, string])[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const [from, to] of pairs) out.push(from, to, ...(await this.sidecarsReplaced(from, to)));
+    return out;
+  }
+
   /** The storage holding `full` (404 when none, 500 when it is broken). */
   locate(full: string): Promise<Located> {
     return this.storages.resolve(full);
@@ -125,10 +153,30 @@ export class FsService {
     } else if (!owner && virt.length === 0 && full !== '/') {
       throw notFound('object not found');
     }
+    if (virt.length === 0) return entries;
     const shadowed = new Set(virt.map((v) => v.name));
     const merged = entries.filter((e) => !shadowed.has(e.name));
     for (const v of virt) merged.push({ ...virtualDir(v.name, v.storage.record.modified), path: joinPath(full, v.name) });
     return merged;
+  }
+
+  /**
+   * `list` as a listing shows it: the entries `visible` keeps, folders first then by name (`compareListed`, the
+   * order paging relies on). Drivers mostly list in that order already: it is checked a slice at a time, the
+   * event loop free in between, and the entries are sorted only when they are not.
+   */
+  async listed(full: string, visible: (name: string) => boolean): Promise<Entry[]> {
+    const all = await this.list(full);
+    const out: Entry[] = [];
+    let sorted = true;
+    for (let i = 0; i < all.length; i++) {
+      if (i > 0 && i % ORDER_SLICE === 0) await nextTurn();
+      const e = all[i]!;
+      if (!visible(e.name)) continue;
+      if (sorted && out.length > 0 && compareListed(out[out.length - 1]!, e) > 0) sorted = false;
+      out.push(e);
+    }
+    return sorted ? out : out.sort(compareListed);
   }
 
   async mkdir(full: string): Promise<void> {

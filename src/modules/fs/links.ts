@@ -4,9 +4,10 @@
  */
 import type { SettingsReader } from '../settings/settings.service.js';
 import { encodePath } from './fs.present.js';
-import { expireFor, signPath, verifySign, verifyWebSeedToken, webSeedToken } from './sign.js';
+import { expireFor, pathSigner, RememberedSigns, signPath, verifySign, verifyWebSeedToken, webSeedToken } from './sign.js';
 
 export class Links {
+  private readonly remembered = new RememberedSigns();
   /** @param siteUrl FERRY_SITE_URL (null when unset). */
   constructor(
     private readonly settings: SettingsReader,
@@ -30,13 +31,16 @@ export class Links {
 
   /**
    * `sign` for many paths at once (a listing): the settings read once, then no await per path. `always`: sign
-   * even while `sign_all` is off (files in a password-protected folder: their downloads need a sign).
+   * even while `sign_all` is off (files in a password-protected folder: their downloads need a sign). `count`: how
+   * many paths it is about to sign.
    */
-  async signer(always = false): Promise<(full: string) => string> {
+  async signer(always = false, count = 1): Promise<(full: string) => string> {
     if (!always && !(await this.settings.getBool('sign_all'))) return () => '';
     const key = await this.settings.get('token');
     const expire = expireFor(await this.settings.getNumber('link_expiration'));
-    return (full) => signPath(key, full, expire);
+    // an expiring sign changes every second: only never-expiring ones are worth remembering, and only for
+    // listings the memory holds (a bigger one would push everything out, itself included)
+    return expire === 0 && count <= this.remembered.limit ? this.remembered.signer(key) : pathSigner(key, expire);
   }
 
   /** `<site>/d/<full path>` (+ `?sign=` when signing is on, or `always`). */
