@@ -5,6 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
+import type { IncomingMessage } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -75,6 +76,9 @@ function installBodyIdleTimeout(app: HttpApp, ms: number): void {
 
 /** Bodies up to this size are read (and dropped) before an early error reply goes out. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
+/** After such a reply on a connection being closed: how long, and how many bytes, to go on reading and dropping. */
+const LINGER_MS = 5000;
+const LINGER_BYTES = 8 * 1024 * 1024;
 
 /**
  * An error answered before the request body was read (401, 403, 413 …). A client still sending would otherwise
@@ -104,8 +108,35 @@ function installUnreadBodyHandling(app: HttpApp): void {
       return payload;
     }
     reply.header('connection', 'close');
+    lingerAfterReply(raw);
     return payload;
   });
+}
+
+/**
+ * A lingering close (as nginx does) for a connection closed after an early error reply: node:http closes the
+ * socket once the reply is written, and a close with the client's bytes still unread makes the kernel send a
+ * reset that can destroy the reply before the client reads it. Instead the socket is half-closed (FIN after the
+ * reply) and what the client still sends is read and dropped until it hangs up, for at most LINGER_MS and
+ * LINGER_BYTES; then it is destroyed.
+ */
+function lingerAfterReply(raw: IncomingMessage): void {
+  const socket = raw.socket;
+  raw.resume(); // the body is dropped as it comes, never buffered
+  socket.destroySoon = () => {
+    let dropped = 0;
+    const kill = () => socket.destroy();
+    const timer = setTimeout(kill, LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', kill);
+    socket.on('data', (c: Buffer) => {
+      dropped += c.length;
+      if (dropped > LINGER_BYTES) kill();
+    });
+    socket.end();
+    socket.resume();
+  };
 }
 
 /**
