@@ -10,6 +10,7 @@ const benchmarks: Record<string, () => Promise<BenchModule>> = {
   hashing: () => import('./hashing.js'),
   'hashing-threshold': () => import('./hashing-threshold.js'),
   'upload-rss': () => import('./upload-rss.js'),
+  'hash-on-write': () => import('./hash-on-write.js'),
   sftp: () => import('./sftp.js'),
   upload: () => import('./upload.js'),
   hostile: () => import('./hostile.js'),

@@ -1,7 +1,9 @@
 /**
  * A small pool of worker threads for CPU-heavy work that must not block the event loop (parsing hostile seed
  * documents, password hashing). Requests queue (bounded) and run on at most `size` workers, started on first use
- * and unref'd while idle so they never hold the process open. A worker that dies fails its job and is replaced.
+ * and unref'd while idle so they never hold the process open. A worker idle for `idleMs` exits: each is a V8
+ * isolate of its own (~10–20 MB of RSS), so a quiet server holds none. A worker that dies fails its job and is
+ * replaced.
  *
  * A worker module calls `serveWorker(handler)`: each message `{id, req}` is answered `{id, ok}` or
  * `{id, err: {name, message, ...fields}}`; the pool turns `err` back into an Error through `revive`.
@@ -31,20 +33,58 @@ export interface WorkerPoolOptions {
   maxQueue: number;
   /** Rebuilds a worker's error (default: a plain Error with its message). */
   revive?: (e: SerializedError) => Error;
+  /** An idle worker exits after this many milliseconds (default `WORKER_IDLE_MS`). */
+  idleMs?: number;
 }
 
+/** How long an idle worker thread stays before it exits (worker pools and the hashing pool). */
+export const WORKER_IDLE_MS = 10_000;
+
+/**
+ * Calls `retire` once the thread has been idle for `ms` (an unref'd timer: it never holds the process open).
+ * `busy()` cancels; `idle()` (re)starts the wait.
+ */
+export class IdleTimer {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly retire: () => void,
+  ) {}
+
+  idle(): void {
+    this.busy();
+    this.timer = setTimeout(this.retire, this.ms);
+    this.timer.unref();
+  }
+
+  busy(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/**
+ * V8's young generation of each worker thread, in MiB. The default (three 16 MiB semi-spaces) is sized for a
+ * main thread; a worker that builds a 10,000-entry listing or hashes a stream grows it to its limit and keeps it,
+ * so each busy worker held ~50 MB. Small young generations cost these workers nothing measurable.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 6;
+
 /** Starts a worker module; under tsx (sources run as .ts) the worker registers tsx itself. */
-function spawn(module: URL, name: string): Worker {
+export function spawnWorker(module: URL, name: string): Worker {
+  const options = { name, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } };
   if (module.pathname.endsWith('.ts')) {
     const api = import.meta.resolve('tsx/esm/api');
     const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(module.href)}); });`;
-    return new Worker(boot, { eval: true, name });
+    return new Worker(boot, { ...options, eval: true });
   }
-  return new Worker(module, { name });
+  return new Worker(module, options);
 }
 
 export class WorkerPool<Req, Res> {
   private readonly idle: Worker[] = [];
+  private readonly timers = new Map<Worker, IdleTimer>();
   private readonly busy = new Map<Worker, Job<Req, Res>>();
   private readonly queue: Job<Req, Res>[] = [];
   private nextId = 1;
@@ -70,6 +110,7 @@ export class WorkerPool<Req, Res> {
         w = this.start();
       }
       const job = this.queue.shift()!;
+      this.timers.get(w)?.busy();
       this.busy.set(w, job);
       w.ref();
       w.postMessage({ id: job.id, req: job.req });
@@ -77,18 +118,31 @@ export class WorkerPool<Req, Res> {
   }
 
   private start(): Worker {
-    const w = spawn(this.o.module, this.o.name);
+    const w = spawnWorker(this.o.module, this.o.name);
+    this.timers.set(
+      w,
+      new IdleTimer(this.o.idleMs ?? WORKER_IDLE_MS, () => {
+        const i = this.idle.indexOf(w);
+        if (i < 0) return;
+        this.idle.splice(i, 1);
+        this.timers.delete(w);
+        void w.terminate();
+      }),
+    );
     w.on('message', (m: { id: number; ok?: Res; err?: SerializedError }) => {
       const job = this.busy.get(w);
       if (!job || job.id !== m.id) return;
       this.busy.delete(w);
       w.unref();
       this.idle.push(w);
+      this.timers.get(w)?.idle();
       if (m.err) job.reject(this.o.revive?.(m.err) ?? Object.assign(new Error(m.err.message), { name: m.err.name }));
       else job.resolve(m.ok as Res);
       this.pump();
     });
     const fail = (why: string) => {
+      this.timers.get(w)?.busy();
+      this.timers.delete(w);
       const job = this.busy.get(w);
       this.busy.delete(w);
       const i = this.idle.indexOf(w);
@@ -103,6 +157,7 @@ export class WorkerPool<Req, Res> {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const t of this.timers.values()) t.busy();
     for (const job of this.queue.splice(0)) job.reject(new Error(`${this.o.name}: the pool is closed`));
     await Promise.all([...this.idle, ...this.busy.keys()].map((w) => w.terminate()));
   }

@@ -5,10 +5,14 @@
  * URL curl follows; /p/ refuses); `sign_all` (on by default): links carry `?sign=`.
  */
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { requireCommand } from '../support/commands.js';
+import { eventually } from '../support/eventually.js';
 import { startCephS3, type CephS3 } from '../support/ceph.js';
 import { curl, curlFull, ok, putHeaders, rawUpload, s3Addition, startFerry, type Ferry } from './helpers.js';
 
@@ -181,6 +185,100 @@ for (const root of ['', '/s3']) {
     });
   });
 }
+
+describe('downloads: files of many read chunks (written straight to the socket from a few reused buffers)', () => {
+  // more than the reader's buffers (2 × 256 KiB) hold, and not a multiple of a chunk
+  const big = randomBytes(3 * 1024 * 1024 + 4321);
+  const K = 256 * 1024;
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+  before(async () => {
+    await upload('/dl/big.bin', big);
+  });
+
+  test('whole file via /d/ and /p/: every byte, with the headers of any download', async () => {
+    for (const prefix of ['d', 'p']) {
+      const r = await curlFull([dl('/dl/big.bin', prefix)]);
+      assert.equal(r.status, 200, prefix);
+      assert.ok(r.body.equals(big), `/${prefix}/: same bytes`);
+      assert.equal(r.headers['content-length'], String(big.length));
+      assert.equal(r.headers['accept-ranges'], 'bytes');
+      assert.equal(r.headers['content-type'], 'application/octet-stream');
+      assert.equal(r.headers['x-content-type-options'], 'nosniff');
+      assert.match(r.headers['content-security-policy'] ?? '', /^sandbox;/);
+      assert.match(r.headers['content-disposition'] ?? '', /^attachment; filename="big.bin"/);
+      assert.ok(r.headers.etag && r.headers['last-modified']);
+    }
+  });
+
+  test('ranges across chunk boundaries and to the end', async () => {
+    for (const [spec, a, b] of [
+      [`${K - 1}-${K}`, K - 1, K],
+      [`1000-${5 * K / 2}`, 1000, 5 * K / 2],
+      ['-300000', big.length - 300000, big.length - 1],
+      [`${K * 4}-`, K * 4, big.length - 1],
+    ] as const) {
+      const r = await curlFull(['-r', spec, dl('/dl/big.bin')]);
+      assert.equal(r.status, 206, spec);
+      assert.equal(r.headers['content-range'], `bytes ${a}-${b}/${big.length}`);
+      assert.ok(r.body.equals(big.subarray(a, b + 1)), `-r ${spec}`);
+    }
+  });
+
+  test('two downloads on one kept-alive connection, and a client that leaves early harms nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-dl-'));
+    try {
+      const r = await curl(['-w', '%{num_connects}\n', '-o', join(dir, '1'), dl('/dl/big.bin'), '-o', join(dir, '2'), dl('/dl/big.bin', 'p')]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(r.stdout.toString().trim().split('\n'), ['1', '0'], 'the second download reused the connection');
+      assert.ok(readFileSync(join(dir, '1')).equals(big) && readFileSync(join(dir, '2')).equals(big));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // a client that reads a little and hangs up
+    const u = new URL(dl('/dl/big.bin'));
+    await new Promise<void>((resolve, reject) => {
+      const sock = net.connect(Number(u.port), u.hostname, () => sock.write(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`));
+      let got = 0;
+      sock.on('data', (d: Buffer) => {
+        got += d.length;
+        if (got > 100_000) {
+          sock.destroy();
+          resolve();
+        }
+      });
+      sock.on('error', reject);
+    });
+    const after = await curlFull([dl('/dl/big.bin')]);
+    assert.equal(after.status, 200);
+    assert.ok(after.body.equals(big));
+  });
+
+  test('a download of a file whose digests the index lacks teaches the index (storage with hash_on_write "")', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ferry-dl-nohash-'));
+    try {
+      await ok(ferry.call('POST', '/api/admin/storage/create', { mount_path: '/nohash', driver: 'local', addition: { root_folder_path: root, hash_on_write: '' } }));
+      await upload('/nohash/big.bin', big);
+      const before = await ok(ferry.call('POST', '/api/fs/get', { path: '/nohash/big.bin' }));
+      assert.ok(!before.hash_info?.sha256, 'nothing recorded on write');
+      const r = await curlFull(['-r', '0-99', dl('/nohash/big.bin')]);
+      assert.equal(r.status, 206);
+      const partial = await ok(ferry.call('POST', '/api/fs/get', { path: '/nohash/big.bin' }));
+      assert.ok(!partial.hash_info?.sha256, 'a range is not the whole file: nothing learnt');
+      const whole = await curlFull([dl('/nohash/big.bin')]);
+      assert.ok(whole.body.equals(big));
+      // the index learns as the last bytes leave, just after the response ended
+      const learnt = await eventually(
+        () => ok(ferry.call('POST', '/api/fs/get', { path: '/nohash/big.bin' })),
+        (g) => Boolean(g.hash_info?.sha256),
+      );
+      assert.equal(learnt.hash_info?.sha256, sha256(big));
+      assert.equal(learnt.hash_info?.md5, createHash('md5').update(big).digest('hex'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('downloads: traversal in the URL', () => {
   test('/d/ and /p/ with .. (plain with --path-as-is, encoded, backslash, NUL) are refused', async () => {

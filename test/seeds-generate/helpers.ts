@@ -45,12 +45,15 @@ export function driverOf(h: Harness, mount = '/'): StorageDriver {
   return m.driver;
 }
 
-/** Writes through the driver: the local hash index then holds md5, sha1 and sha256. */
+/**
+ * Writes through the driver recording all three digests whatever the storage's `hash_on_write` (SHA-256 alone
+ * by default): the hash index (and an S3 object's metadata) then holds md5, sha1 and sha256.
+ */
 export async function putIndexed(h: Harness, path: string, data: Buffer, mount = '/'): Promise<void> {
   const d = driverOf(h, mount);
   const parent = path.slice(0, path.lastIndexOf('/')) || '/';
   if (parent !== '/') await d.mkdir(parent);
-  await driverWrite(d, path, data);
+  await driverWrite(d, path, data, { computeHashes: ['md5', 'sha1', 'sha256'] });
 }
 
 /** Writes straight to the disk below the storage root: no hashes known. */

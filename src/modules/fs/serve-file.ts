@@ -12,7 +12,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extname } from 'node:path';
-import type { Entry, StorageDriver } from '../storages/drivers/index.js';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { isDirectSendable, type DirectSendable, type Entry, type StorageDriver } from '../storages/drivers/index.js';
 import { sniffFile, type Sniffed } from './sniff.js';
 
 const MIME: Record<string, string> = {
@@ -154,5 +155,26 @@ export async function serveFile(req: FastifyRequest, reply: FastifyReply, driver
   if (range) reply.status(206).header('Content-Range', `bytes ${range.start}-${range.end}/${e.size}`);
   if (req.method === 'HEAD' || length === 0) return reply.send();
   const body = await driver.read(inner, range ?? undefined);
+  if (isDirectSendable(body)) return sendDirect(req, reply, body);
   return reply.send(body);
+}
+
+/**
+ * Writes the headers Fastify holds and then the bytes straight to the socket's response (no stream
+ * layers, the reader's few buffers reused: storages/drivers/file-range.ts). The status and every header
+ * are already decided, so nothing of Fastify's reply lifecycle is left to run. A failure after the
+ * headers went out can only cut the connection (the client sees a short body, never a wrong one).
+ */
+async function sendDirect(req: FastifyRequest, reply: FastifyReply, body: DirectSendable): Promise<FastifyReply> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
+  try {
+    await body.sendTo(res);
+    res.end();
+  } catch (e) {
+    if (!res.destroyed) req.log.warn({ err: e, url: req.url }, 'download cut short');
+    res.destroy();
+  }
+  return reply;
 }

@@ -52,7 +52,7 @@ export class HashIndexService {
       }
     };
     /** The row recorded for exactly this size+mtime, if any. */
-    const current = async (path: string, size: number, mtimeMs: number) => {
+    const currentOne = async (path: string, size: number, mtimeMs: number) => {
       await this.retry(storageId);
       if (this.doubts.covers(storageId, path)) return undefined;
       try {
@@ -63,30 +63,40 @@ export class HashIndexService {
         return undefined;
       }
     };
+    /** The rows still valid for these files (same size and mtime, not doubted): one query per 500 paths. */
+    const current = async (files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>) => {
+      await this.retry(storageId);
+      if (files.length === 0) return [];
+      try {
+        const want = new Map(files.map((f) => [f.path, f]));
+        return (await repo.getMany(storageId, [...want.keys()])).filter((r) => {
+          const f = want.get(r.path);
+          return f && r.size === f.size && r.mtime === f.mtimeMs && !this.doubts.covers(storageId, r.path);
+        });
+      } catch (e) {
+        this.refused(storageId, 'get', files[0]!.path, e);
+        return [];
+      }
+    };
     return {
       get,
       put: async (path, size, mtimeMs, hashes) => {
         // merged with what is known for the same content; anything recorded for other content is replaced
-        const row = await current(path, size, mtimeMs);
+        const row = await currentOne(path, size, mtimeMs);
         await repo.upsert(storageId, path, size, mtimeMs, { ...row?.hashes, ...hashes }, row?.clientMtime ?? null).catch((e: unknown) => this.refused(storageId, 'put', path, e));
       },
       setClientMtime: async (path, size, mtimeMs, clientMs) => {
-        const row = await current(path, size, mtimeMs);
+        const row = await currentOne(path, size, mtimeMs);
         await repo.upsert(storageId, path, size, mtimeMs, row?.hashes ?? {}, clientMs).catch((e: unknown) => this.refused(storageId, 'put', path, e));
       },
       clientMtimes: async (files) => {
         const out = new Map<string, number>();
-        await this.retry(storageId);
-        if (files.length === 0) return out;
-        try {
-          const want = new Map(files.map((f) => [f.path, f]));
-          for (const r of await repo.getMany(storageId, [...want.keys()])) {
-            const f = want.get(r.path);
-            if (f && r.clientMtime !== null && r.size === f.size && r.mtime === f.mtimeMs && !this.doubts.covers(storageId, r.path)) out.set(r.path, r.clientMtime);
-          }
-        } catch (e) {
-          this.refused(storageId, 'get', files[0]!.path, e);
-        }
+        for (const r of await current(files)) if (r.clientMtime !== null) out.set(r.path, r.clientMtime);
+        return out;
+      },
+      getMany: async (files) => {
+        const out = new Map<string, Hashes>();
+        for (const r of await current(files)) if (Object.keys(r.hashes).length) out.set(r.path, r.hashes);
         return out;
       },
       invalidate: async (path) => {

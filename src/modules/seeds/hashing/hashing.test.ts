@@ -203,6 +203,24 @@ describe('many files, pools and plans', () => {
     });
   });
 
+  test('idle workers exit after idleMs; the next job starts new ones and hashes right', async () => {
+    const p = new HashPool({ size: 2, idleMs: 200 });
+    try {
+      const data = randomBytes(3 * 1024 * 1024 + 7);
+      const want = reference(data, 1 << 20);
+      const first = await hashInput(data, { ...ALL, pieceSize: 1 << 20, torrentPieceSize: 1 << 18, pool: p, inlineThreshold: 0 });
+      assert.deepEqual(first.files, [want]);
+      assert.ok(p.started >= 1);
+      for (let waited = 0; p.started > 0 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(p.started, 0, 'no worker left once idle');
+      const again = await hashInput(data, { ...ALL, pieceSize: 1 << 20, torrentPieceSize: 1 << 18, pool: p, inlineThreshold: 0 });
+      assert.deepEqual(again.files, [want]);
+      assert.ok(again.torrentPieces!.equals(referenceTorrent([data], 1 << 18)));
+    } finally {
+      await p.destroy();
+    }
+  });
+
   test('a worker dying mid-job fails that job with a clear error', async () => {
     const p = new HashPool({ size: 2 });
     const block = randomBytes(1024 * 1024);

@@ -1,6 +1,7 @@
 // A small pool of hashing worker threads, shared by every job in the process.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { IdleTimer, spawnWorker, WORKER_IDLE_MS } from '../../../lib/worker-pool.js';
 import { algorithmCosts } from './job-plan.js';
 import type { AlgorithmCosts } from './job-plan.js';
 import { RING_HEADER_BYTES } from './protocol.js';
@@ -11,33 +12,34 @@ export interface HashPoolOptions {
   size?: number;
   /** Relative per-byte costs of the algorithms; default: measured once on this machine. */
   costs?: AlgorithmCosts;
+  /** A worker without jobs for this many milliseconds exits (default `WORKER_IDLE_MS`). */
+  idleMs?: number;
 }
 
 type Handler = (m: FromWorker) => void;
 
-/** Starts the worker module; under tsx (sources run as .ts) the worker registers tsx itself. */
-function spawnWorker(): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./worker.ts', here).href;
-    const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { eval: true, name: 'ferry-hash' });
-  }
-  return new Worker(new URL('./worker.js', here), { name: 'ferry-hash' });
-}
-
 export class PoolWorker {
   readonly handlers = new Map<number, Handler>();
   private dead = false;
+  private readonly idle: IdleTimer;
 
   constructor(
     readonly worker: Worker,
     private readonly onDeath: (w: PoolWorker) => void,
+    idleMs = WORKER_IDLE_MS,
   ) {
     worker.unref();
+    // an isolate of its own (~10–20 MB of RSS): a worker without jobs leaves its slot and exits
+    this.idle = new IdleTimer(idleMs, () => {
+      if (this.dead || this.handlers.size > 0) return;
+      this.dead = true;
+      this.onDeath(this);
+      void worker.terminate();
+    });
+    this.idle.idle();
     worker.on('message', (m: FromWorker) => this.handlers.get(m.job)?.(m));
     const fail = (message: string) => {
+      this.idle.busy();
       if (this.dead) return;
       this.dead = true;
       this.onDeath(this);
@@ -54,11 +56,15 @@ export class PoolWorker {
 
   attach(job: number, h: Handler): void {
     if (this.handlers.size === 0) this.worker.ref();
+    this.idle.busy();
     this.handlers.set(job, h);
   }
 
   detach(job: number): void {
-    if (this.handlers.delete(job) && this.handlers.size === 0) this.worker.unref();
+    if (this.handlers.delete(job) && this.handlers.size === 0) {
+      this.worker.unref();
+      this.idle.idle();
+    }
   }
 
   post(m: ToWorker): void {
@@ -73,12 +79,14 @@ export class HashPool {
   private readonly slots: (PoolWorker | undefined)[];
   private readonly freeRings: SharedArrayBuffer[] = [];
   private readonly costsOverride: AlgorithmCosts | undefined;
+  private readonly idleMs: number | undefined;
   private destroyed = false;
 
   constructor(opts: HashPoolOptions = {}) {
     this.size = Math.max(1, Math.floor(opts.size ?? Math.min(4, Math.max(1, availableParallelism()))));
     this.slots = new Array<PoolWorker | undefined>(this.size).fill(undefined);
     this.costsOverride = opts.costs;
+    this.idleMs = opts.idleMs;
   }
 
   costs(): AlgorithmCosts {
@@ -94,10 +102,16 @@ export class HashPool {
     if (this.destroyed) throw new Error('hash pool destroyed');
     for (let i = 0; i < this.size; i++) {
       if (!this.slots[i]) {
-        const pw: PoolWorker = new PoolWorker(spawnWorker(), (dead) => {
-          const at = this.slots.indexOf(dead);
-          if (at >= 0) this.slots[at] = undefined;
-        });
+        const pw: PoolWorker = new PoolWorker(
+          spawnWorker(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url), 'ferry-hash'),
+          (dead) => {
+            const at = this.slots.indexOf(dead);
+            if (at >= 0) this.slots[at] = undefined;
+            // the last worker gone: the reusable rings (MiBs each) go too
+            if (this.started === 0) this.freeRings.length = 0;
+          },
+          this.idleMs,
+        );
         this.slots[i] = pw;
       }
     }

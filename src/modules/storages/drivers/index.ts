@@ -13,6 +13,7 @@ export { LocalDriver, LOCAL_OPTIONS } from './local.js';
 export { S3_OPTIONS } from './s3-options.js';
 export { validateOptions } from './util.js';
 export { pathExists, readBuffer, writeBuffer } from './buffers.js';
+export { isDirectSendable, type DirectSendable } from './file-range.js';
 
 export interface DriverDeps {
   /** Hash index scoped to this storage, kept current by the driver. Defaults to an in-memory index. */

@@ -33,7 +33,8 @@ async function walk(root: string, rel = ''): Promise<string[]> {
 
 driverContract('local', async () => {
   const root = await tempRoot();
-  const driver = await createDriver('local', { root_folder_path: root }, { hashIndex: new MemoryHashIndex() });
+  // the contract checks every digest a write computes: all three (the default records SHA-256 alone)
+  const driver = await createDriver('local', { root_folder_path: root, hash_on_write: 'md5,sha1,sha256' }, { hashIndex: new MemoryHashIndex() });
   return {
     driver,
     raw: () => walk(root),
@@ -65,13 +66,39 @@ describe('local driver specifics', () => {
 
   it('hash_on_write: parsed case- and space-insensitively, "" or none = none, unknown names refused naming the option', async () => {
     const root = await tempRoot();
-    assert.equal((await drivers.local.create({ root_folder_path: root })).options.hash_on_write, 'md5,sha1,sha256');
+    assert.equal((await drivers.local.create({ root_folder_path: root })).options.hash_on_write, 'sha256');
     assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: ' SHA256;md5 ' })).options.hash_on_write, 'md5,sha256');
     assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: 'none' })).options.hash_on_write, '');
     assert.equal((await drivers.local.create({ root_folder_path: root, hash_on_write: '' })).options.hash_on_write, '');
     const e = await rejectsKind(drivers.local.create({ root_folder_path: root, hash_on_write: 'sha512' }), 'invalid_option', 'unknown hash');
     assert.equal(e.option, 'hash_on_write');
     assert.ok(drivers.s3.options.some((o) => o.name === 'hash_on_write'), 's3 has the option too');
+  });
+
+  it('default hash_on_write: a write records SHA-256 alone; a whole read teaches MD5 and SHA-1 and keeps SHA-256', async () => {
+    const root = await tempRoot();
+    const d = await drivers.local.create({ root_folder_path: root }, { hashIndex: new MemoryHashIndex() });
+    const data = Buffer.from('default digests');
+    const e = await writeFile(d, '/f.bin', data);
+    assert.deepEqual(e.hashes, { sha256: sha256(data) });
+    assert.deepEqual(await d.hashes('/f.bin'), { sha256: sha256(data) });
+    assert.ok((await readAll(d, '/f.bin')).equals(data));
+    const hex = (alg: string) => createHash(alg).update(data).digest('hex');
+    assert.deepEqual(await d.hashes('/f.bin'), { md5: hex('md5'), sha1: hex('sha1'), sha256: sha256(data) });
+  });
+
+  it('a declared digest is checked even when hash_on_write does not record it (none, default)', async () => {
+    const root = await tempRoot();
+    const data = Buffer.from('declared digests');
+    const hex = (alg: string, b: Buffer | string = data) => createHash(alg).update(b).digest('hex');
+    for (const hash_on_write of ['', 'sha256']) {
+      const d = await drivers.local.create({ root_folder_path: root, hash_on_write }, { hashIndex: new MemoryHashIndex() });
+      await rejectsKind(writeFile(d, '/bad.bin', data, { expectedHashes: { sha1: hex('sha1', 'other') } }), 'hash_mismatch', `wrong sha1, hash_on_write ${JSON.stringify(hash_on_write)}`);
+      await rejectsKind(d.stat('/bad.bin'), 'not_found', 'nothing stored');
+      const e = await writeFile(d, '/good.bin', data, { expectedHashes: { md5: hex('md5') } });
+      assert.deepEqual(e.hashes, hash_on_write ? { md5: hex('md5'), sha256: sha256(data) } : { md5: hex('md5') });
+    }
+    assert.deepEqual(await readdir(root), ['good.bin']);
   });
 
   it('writes hash through the injected engine: the names hash_on_write selects, unless the caller chooses', async () => {
@@ -95,11 +122,25 @@ describe('local driver specifics', () => {
     assert.deepEqual(e.hashes, { sha1: `sha1-of-${data.length}` });
     assert.deepEqual(await d.hashes('/a.bin'), { sha1: `sha1-of-${data.length}` });
     assert.ok((await readAll(d, '/a.bin')).equals(data), 'bytes intact across batches');
+    // a whole read hashes what the index lacks through the same engine, and the index learns it
+    assert.deepEqual([jobs[1]!.names, jobs[1]!.size, jobs[1]!.bytes], [['md5', 'sha256'], data.length, data.length]);
+    assert.deepEqual(await d.hashes('/a.bin'), { md5: `md5-of-${data.length}`, sha1: `sha1-of-${data.length}`, sha256: `sha256-of-${data.length}` });
+    await readAll(d, '/a.bin');
+    assert.equal(jobs.length, 2, 'no job once the index knows every digest');
     await writeFile(d, '/b.txt', 'b', { computeHashes: ['md5', 'sha256'] });
-    assert.deepEqual(jobs[1]!.names, ['md5', 'sha256']);
+    assert.deepEqual(jobs[2]!.names, ['md5', 'sha256']);
+    // reads at once: one job per file (the second read of b.txt learns nothing), at most two in all
+    for (const n of ['x', 'y', 'z']) await writeFile(d, `/${n}.txt`, n);
+    const reads = [];
+    for (const p of ['/b.txt', '/b.txt', '/x.txt', '/y.txt']) reads.push(await d.read(p));
+    assert.deepEqual(jobs.slice(6).map((j) => j.names), [['sha1'], ['md5', 'sha256']], 'b.txt (made with md5+sha256) once, x.txt; y.txt over the limit');
+    for (const r of reads) for await (const _ of r);
+    await readAll(d, '/y.txt');
+    assert.equal(jobs.length, 9, 'once those ended, the next read learns');
+    assert.ok((await d.hashes('/y.txt')).md5);
     const none = await drivers.local.create({ root_folder_path: root, hash_on_write: '' }, { hashEngine: engine });
     await writeFile(none, '/c.txt', 'c');
-    assert.equal(jobs.length, 2, 'no job when nothing is recorded');
+    assert.equal(jobs.length, 9, 'no job when nothing is recorded');
     assert.deepEqual(await none.hashes('/c.txt'), {});
   });
 

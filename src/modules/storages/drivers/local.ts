@@ -15,8 +15,10 @@ import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve, dirname, relative } from 'node:path';
-import { Readable, Transform, pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BasePendingWrite, type WriteHashing } from './pending.js';
+import { FileRangeStream, type RangeHooks } from './file-range.js';
 import type { ListReply, ListRequest } from './local-list.worker.js';
 import { WorkerPool } from '../../../lib/worker-pool.js';
 import {
@@ -24,6 +26,8 @@ import {
   HASH_NAMES,
   type ByteRange,
   type HashEngine,
+  type HashName,
+  type StreamHasher,
   type DriverCapabilities,
   type Entry,
   type HashIndex,
@@ -69,6 +73,9 @@ export const LOCAL_OPTIONS: readonly OptionDescriptor[] = [
 
 const DELETE_PERMANENTLY = 'delete permanently';
 
+/** Entries `list` makes between two turns of the event loop (a 100,000-entry folder: 25 slices of a few ms). */
+const LIST_SLICE = 4096;
+
 /**
  * Folder reads (readdir + a stat per entry) run on worker threads: a 100,000-entry folder costs the event loop
  * one message, not 100,000 promises, and its stats do not queue on libuv's pool ahead of everyone's downloads.
@@ -80,13 +87,19 @@ const listing = new WorkerPool<ListRequest, ListReply>({
   maxQueue: 256,
   revive: (e) => Object.assign(new Error(e.message), { code: e.code }),
 });
-const READ_HWM = 256 * 1024;
 
 export interface LocalDeps {
   hashIndex: HashIndex;
   /** Computes the digests of writes; default: on the calling thread. */
   hashEngine?: HashEngine;
 }
+
+/**
+ * Whole reads that hash for the index at once (each a job on the hashing engine): one per file, so 100
+ * clients fetching the same new file hash it once, and a few in all, so many files read at once do not
+ * fill the engine with jobs that slow clients keep open for long.
+ */
+const MAX_LEARNING_READS = 2;
 
 /** Bytes an upload gathers into one writev while the previous batch is being written to disk. */
 const WRITE_BATCH = 1024 * 1024;
@@ -173,6 +186,8 @@ export class LocalDriver implements StorageDriver {
   readonly commitLock = new KeyedMutex();
   /** @internal used by LocalPendingWrite */
   readonly hashing: WriteHashing;
+  /** Paths whose whole read is hashing for the index right now (see MAX_LEARNING_READS). */
+  private readonly learning = new Set<string>();
 
   private constructor(
     readonly options: Readonly<Record<string, unknown>>,
@@ -223,8 +238,10 @@ export class LocalDriver implements StorageDriver {
 
   private toEntry(path: string, st: Stats, hashes?: Hashes): Entry {
     const isDir = st.isDirectory();
-    const e: Entry = { name: baseName(path), path, size: isDir ? 0 : st.size, isDir, modified: st.mtime };
-    if (st.birthtimeMs > 0) e.created = st.birthtime;
+    // whole milliseconds rounded down, as listings (new Date(mtimeMs)) and the hash index (mtimeKey) have them:
+    // Node's st.mtime rounds, so a stat and a listing of one file could disagree by 1 ms (thumbnail keys, ETags)
+    const e: Entry = { name: baseName(path), path, size: isDir ? 0 : st.size, isDir, modified: new Date(mtimeKey(st)) };
+    if (st.birthtimeMs > 0) e.created = new Date(Math.floor(st.birthtimeMs));
     if (hasAny(hashes)) e.hashes = hashes;
     return e;
   }
@@ -252,11 +269,16 @@ export class LocalDriver implements StorageDriver {
     }
     const { names, dirs, sizes, mtimes, births } = got;
     const prefix = path === '/' ? '/' : path + '/';
-    const entries = new Array<Entry>(names.length);
+    const entries: Entry[] = [];
     for (let i = 0; i < names.length; i++) {
-      const e: Entry = { name: names[i]!, path: prefix + names[i]!, size: sizes[i]!, isDir: dirs[i] === 1, modified: new Date(mtimes[i]!) };
-      if (births[i]! > 0) e.created = new Date(births[i]!);
-      entries[i] = e;
+      // a huge folder's entries are made a slice at a time, the event loop free in between
+      if (i > 0 && i % LIST_SLICE === 0) await nextTurn();
+      // whole milliseconds rounded down (mtimeKey); a birth time equal to it says nothing more (readers fall back)
+      const mtime = Math.floor(mtimes[i]!);
+      const born = Math.floor(births[i]!);
+      const e: Entry = { name: names[i]!, path: prefix + names[i]!, size: sizes[i]!, isDir: dirs[i] === 1, modified: new Date(mtime) };
+      if (born > 0 && born !== mtime) e.created = new Date(born);
+      entries.push(e);
     }
     return entries;
   }
@@ -286,6 +308,11 @@ export class LocalDriver implements StorageDriver {
     const st = await this.statAbs(this.abs(path), path);
     if (st.isDirectory()) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
     return (await this.index.get(path, st.size, mtimeKey(st))) ?? {};
+  }
+
+  async hashesOfListed(files: readonly Entry[]): Promise<Map<string, Hashes>> {
+    // a listing's times are whole milliseconds rounded down: the index's key (mtimeKey)
+    return this.index.getMany(files.filter((e) => !e.isDir).map((e) => ({ path: e.path, size: e.size, mtimeMs: e.modified.getTime() })));
   }
 
   async read(path: string, range?: ByteRange): Promise<Readable> {
@@ -320,32 +347,35 @@ export class LocalDriver implements StorageDriver {
       if (missing.length) await this.index.put(path, 0, mtimeKey(st), new MultiHasher(missing).digest()).catch(() => undefined);
       return Readable.from([]);
     }
-    const rs = fh.createReadStream({ start, end, highWaterMark: READ_HWM, autoClose: true });
-    if (!whole || missing.length === 0) return rs;
-    // Whole-file read with unknown hashes: fill the index on the way out.
-    const hasher = new MultiHasher(missing);
-    let n = 0;
-    const tap = new Transform({
-      highWaterMark: READ_HWM,
-      transform(chunk: Buffer, _enc, cb) {
-        hasher.update(chunk);
-        n += chunk.length;
-        cb(null, chunk);
+    const learn = whole && missing.length > 0 && !this.learning.has(path) && this.learning.size < MAX_LEARNING_READS;
+    return new FileRangeStream(fh, start, end, learn ? this.learnHashes(path, abs, st, missing) : undefined);
+  }
+
+  /**
+   * Hooks of a whole-file read whose digests the index lacks: the engine (worker threads in the server)
+   * hashes the bytes on their way out, and the index records them if the file is still the one read.
+   * A hashing failure only means nothing is learnt: the read goes on.
+   */
+  private learnHashes(path: string, abs: string, st: Stats, missing: HashName[]): RangeHooks {
+    this.learning.add(path);
+    let job: StreamHasher | null = this.hashing.engine(missing, st.size);
+    const drop = (reason?: unknown) => {
+      job?.abort(reason);
+      job = null;
+    };
+    return {
+      chunk: async (bytes) => {
+        await job?.update(bytes).catch(drop);
       },
-      flush: (cb) => {
-        if (n !== st.size) return cb();
-        const digests = hasher.digest();
-        fsp
-          .stat(abs)
-          .then((now) =>
-            sameFile(now, st) ? this.index.put(path, st.size, mtimeKey(st), digests) : undefined,
-          )
-          .catch(() => undefined)
-          .finally(() => cb());
+      end: async (complete) => {
+        this.learning.delete(path);
+        if (!complete) return drop();
+        const digests = await job?.digest().catch(() => null);
+        if (!digests) return;
+        const now = await fsp.stat(abs).catch(() => null);
+        if (now && sameFile(now, st)) await this.index.put(path, st.size, mtimeKey(st), digests).catch(() => undefined);
       },
-    });
-    pipeline(rs, tap, () => undefined);
-    return tap;
+    };
   }
 
   async beginWrite(path: string, opts: WriteOptions = {}): Promise<PendingWrite> {
@@ -479,7 +509,7 @@ export class LocalDriver implements StorageDriver {
   private async copyOneFile(a: string, b: string, st: Stats, srcPath: string, dstPath: string, copied: CopiedFile[]): Promise<void> {
     const known = await this.index.get(srcPath, st.size, mtimeKey(st));
     await fsp.copyFile(a, b, fsc.COPYFILE_FICLONE | fsc.COPYFILE_EXCL);
-    await fsp.utimes(b, st.atime, st.mtime);
+    await fsp.utimes(b, st.atimeMs / 1000, st.mtimeMs / 1000); // sub-millisecond times kept: the copy lists as its source does
     const fh = await fsp.open(b, 'r+');
     let copy: Stats;
     try {
@@ -507,7 +537,7 @@ export class LocalDriver implements StorageDriver {
       else if (d.isFile()) await this.copyOneFile(ca, cb, await fsp.stat(ca), sp, dp, copied);
       else throw new DriverError('invalid_operation', `cannot copy a device: ${sp}`, { path: sp });
     }
-    await fsp.utimes(b, dst.atime, dst.mtime);
+    await fsp.utimes(b, dst.atimeMs / 1000, dst.mtimeMs / 1000);
   }
 
   async remove(path: string): Promise<void> {

@@ -10,7 +10,7 @@
  */
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DriverError, type CommitOptions, type Entry, type HashEngine, type HashName, type Hashes, type PendingWrite, type StreamHasher, type WriteOptions } from './types.js';
+import { DriverError, HASH_NAMES, type CommitOptions, type Entry, type HashEngine, type HashName, type Hashes, type PendingWrite, type StreamHasher, type WriteOptions } from './types.js';
 import { normalizeHashes } from '../../../lib/hashes.js';
 import { assertHashesAgree, toError } from './util.js';
 
@@ -50,7 +50,9 @@ export abstract class BasePendingWrite implements PendingWrite {
       throw new DriverError('invalid_operation', `invalid size ${String(opts.size)}`, { path });
     }
     this.expected = normalizeHashes(opts.expectedHashes);
-    const compute = opts.computeHashes ?? hashing.onWrite;
+    // a declared digest is always checked, whatever the storage records on write
+    const declared = HASH_NAMES.filter((n) => this.expected[n]);
+    const compute = opts.computeHashes ?? HASH_NAMES.filter((n) => hashing.onWrite.includes(n) || declared.includes(n) || opts.alsoHash?.includes(n));
     this.hasher = compute.length ? hashing.engine(compute, this.declaredSize) : null;
     this.stream = new Writable({
       // what may wait here while a full batch waits for the previous one to be stored
@@ -157,6 +159,8 @@ export abstract class BasePendingWrite implements PendingWrite {
       const supplied = normalizeHashes(copts.hashes);
       assertHashesAgree(this.path, supplied, computed, 'supplied vs computed');
       const all: Hashes = { ...supplied, ...computed };
+      const unchecked = HASH_NAMES.filter((n) => this.expected[n] && !all[n]);
+      if (unchecked.length) throw new DriverError('invalid_operation', `declared ${unchecked.join(', ')} was neither computed nor supplied`, { path: this.path });
       assertHashesAgree(this.path, this.expected, all, 'declared vs received');
       const entry = await this.publish(all);
       this.state = 'committed';

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { BasePendingWrite } from './pending.js';
 import type { S3Driver } from './s3.js';
-import { META, MiB, hashMetadata, mapS3Error, md5b64 } from './s3-shared.js';
+import { META, MiB, hashMetadata, mapS3Error, md5b64Off, unsignedPayload } from './s3-shared.js';
 import { DriverError, HASH_NAMES, type Entry, type Hashes, type WriteOptions } from './types.js';
 import { hasAny } from '../../../lib/hashes.js';
 import { baseName } from '../../../lib/paths.js';
@@ -96,8 +96,13 @@ export class S3PendingWrite extends BasePendingWrite {
     while (this.partsInFlight.size >= this.d.concurrency) await Promise.race(this.partsInFlight);
     if (this.failure) throw this.failure;
     const n = ++this.partNo;
-    const p = this.d.client
-      .send(new UploadPartCommand({ Bucket: this.d.bucket, Key: up.key, UploadId: up.id, PartNumber: n, Body: body, ContentLength: body.length, ContentMD5: md5b64(body) }))
+    const engine = this.d.hashing.engine;
+    const p = md5b64Off(engine, body)
+      .then((md5) =>
+        this.d.client.send(
+          unsignedPayload(new UploadPartCommand({ Bucket: this.d.bucket, Key: up.key, UploadId: up.id, PartNumber: n, Body: body, ContentLength: body.length, ContentMD5: md5 })),
+        ),
+      )
       .then((r) => {
         this.parts.push({ PartNumber: n, ETag: r.ETag });
       })
@@ -118,18 +123,17 @@ export class S3PendingWrite extends BasePendingWrite {
       if (!this.upload) {
         const body = Buffer.concat(this.buf, this.bufLen);
         this.buf = [];
-        await d.client.send(
-          new PutObjectCommand({
-            Bucket: d.bucket,
-            Key: this.key,
-            Body: body,
-            ContentLength: body.length,
-            ContentMD5: md5b64(body),
-            Metadata: meta,
-            ...(d.sendChecksums && hashes.sha256 ? { ChecksumSHA256: Buffer.from(hashes.sha256, 'hex').toString('base64') } : {}),
-            ...(noClobber ? { IfNoneMatch: '*' } : {}),
-          }),
-        );
+        const put = new PutObjectCommand({
+          Bucket: d.bucket,
+          Key: this.key,
+          Body: body,
+          ContentLength: body.length,
+          ContentMD5: await md5b64Off(d.hashing.engine, body),
+          Metadata: meta,
+          ...(d.sendChecksums && hashes.sha256 ? { ChecksumSHA256: Buffer.from(hashes.sha256, 'hex').toString('base64') } : {}),
+          ...(noClobber ? { IfNoneMatch: '*' } : {}),
+        });
+        await d.client.send(unsignedPayload(put));
       } else {
         await this.drain();
         const up = this.upload;

@@ -11,7 +11,8 @@ import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, P
 import { s3Addition, cephForThisFile, type CephS3 } from '../../../../test/support/ceph.js';
 import { chunked, driverContract, readAll, rejectsKind, writeFile } from './contract.js';
 import { drivers, type DriverDeps } from './index.js';
-import type { StorageDriver } from './types.js';
+import type { HashEngine, StorageDriver } from './types.js';
+import { inlineHashEngine } from './util.js';
 
 const { ceph, s3 } = cephForThisFile();
 
@@ -19,7 +20,8 @@ let n = 0;
 async function makeDriver(extra: Record<string, unknown> = {}, deps: DriverDeps = {}): Promise<{ driver: StorageDriver; prefix: string; c: CephS3 }> {
   const c = await ceph();
   const prefix = `t${++n}-${randomBytes(4).toString('hex')}`;
-  const driver = await drivers.s3.create({ ...s3Addition(c, prefix), upload_part_size: 5, ...extra }, deps);
+  // all three digests on write unless a test says otherwise (the default records SHA-256 alone)
+  const driver = await drivers.s3.create({ ...s3Addition(c, prefix), upload_part_size: 5, hash_on_write: 'md5,sha1,sha256', ...extra }, deps);
   return { driver, prefix, c };
 }
 
@@ -147,6 +149,31 @@ describe('s3 driver specifics (Ceph RGW)', () => {
     await writeFile(driver, '/folder/a.txt', 'a');
     assert.deepEqual((await driver.list('/folder')).map((e) => e.name), ['a.txt']);
     assert.deepEqual((await driver.list('/')).map((e) => [e.name, e.isDir]), [['folder', true]]);
+  });
+
+  it('bodies are signed UNSIGNED-PAYLOAD but guarded by Content-MD5: a part whose MD5 is wrong is refused, nothing is left', async () => {
+    // an engine that lies about the MD5 of a lone-MD5 job (the Content-MD5 of a part or a small PUT)
+    const lying: HashEngine = (names, size) => {
+      const real = inlineHashEngine(names, size);
+      if (names.length !== 1 || names[0] !== 'md5') return real;
+      return { ...real, digest: async () => ({ md5: hex('md5', 'not these bytes') }) };
+    };
+    const { driver, prefix, c } = await makeDriver({}, { hashEngine: lying });
+    const messages: string[] = [];
+    const { driver: honest } = await makeDriver();
+    const big = randomBytes(11 * 1024 * 1024);
+    for (const [name, data] of [['big.bin', big], ['small.bin', Buffer.from('small body')]] as const) {
+      await assert.rejects(writeFile(driver, `/${name}`, data), (e: Error & { kind?: string }) => {
+        messages.push(e.message);
+        return e.kind === 'io';
+      });
+    }
+    assert.match(messages.join('\n'), /BadDigest|InvalidDigest|Content-MD5/i);
+    assert.deepEqual(await rawKeys(c.bucket, prefix), []);
+    assert.equal(await pendingUploads(c.bucket, prefix), 0);
+    // the same writes with true MD5s pass
+    await writeFile(honest, '/big.bin', big);
+    assert.ok((await readAll(honest, '/big.bin')).equals(big));
   });
 
   it('a wrong secret is refused by the server (signatures are checked)', async () => {

@@ -69,6 +69,8 @@ import { HASH_ON_WRITE_OPTION, checkName, checkPath, checkTransfer, inlineHashEn
 import type { WriteHashing } from './pending.js';
 
 const GiB = 1024 * MiB;
+/** HEAD requests at once when listed files need their metadata (hashesOfListed). */
+const HEADS_AT_ONCE = 8;
 
 export { S3_OPTIONS } from './s3-options.js';
 
@@ -392,6 +394,23 @@ export class S3Driver implements StorageDriver {
     if (h) return hashesFromHead(h);
     if (await this.isDir(path)) throw new DriverError('is_a_directory', `is a directory: ${path}`, { path });
     throw new DriverError('not_found', `object not found: ${path}`, { path });
+  }
+
+  async hashesOfListed(files: readonly Entry[]): Promise<Map<string, Hashes>> {
+    // the index first (rows recorded against HEAD's whole-second LastModified), one HEAD per file it lacks
+    // (its metadata), a few at a time; a file whose listed time is a client-set one always takes the HEAD
+    const listed = files.filter((e) => !e.isDir);
+    const out = await this.index.getMany(listed.map((e) => ({ path: e.path, size: e.size, mtimeMs: Math.floor(e.modified.getTime() / 1000) * 1000 })));
+    const rest = listed.filter((e) => !out.has(e.path));
+    for (let i = 0; i < rest.length; i += HEADS_AT_ONCE) {
+      await Promise.all(
+        rest.slice(i, i + HEADS_AT_ONCE).map(async (e) => {
+          const h = await this.hashes(e.path).catch(() => ({}) as Hashes);
+          if (hasAny(h)) out.set(e.path, h);
+        }),
+      );
+    }
+    return out;
   }
 
   async list(path: string): Promise<Entry[]> {

@@ -42,10 +42,13 @@ export interface WriteOptions {
   /** Modification time to set on the file (local; S3 keeps it in metadata only). */
   mtime?: Date;
   /**
-   * Hashes the driver computes itself while the bytes flow through (default: all).
+   * Hashes the driver computes itself while the bytes flow through (default: the storage's
+   * `hash_on_write`, `alsoHash` and every declared kind).
    * Pass `[]` when the caller hashes the stream itself and hands the digests to `commit`.
    */
   computeHashes?: readonly HashName[];
+  /** Digests to record besides the storage's `hash_on_write` (when `computeHashes` is not given), e.g. what a protocol's clients check. */
+  alsoHash?: readonly HashName[];
   /** Hashes declared up front (e.g. `X-File-Sha256`); checked at commit against computed ones. */
   expectedHashes?: Hashes;
 }
@@ -148,6 +151,8 @@ export interface StorageDriver {
   remove(path: string): Promise<void>;
   /** Hashes known for the file's current content (empty object when none). */
   hashes(path: string): Promise<Hashes>;
+  /** `hashes()` of many files of one listing (their entries as `list()` gave them), by path; files with none are absent. */
+  hashesOfListed(files: readonly Entry[]): Promise<Map<string, Hashes>>;
   /**
    * Server-side copy of `srcPath` on another storage into `dstPath` here (overwriting), when this driver can
    * reach that storage's bytes without streaming them through Ferry (e.g. two S3 storages on one bucket).
@@ -290,6 +295,8 @@ export interface HashIndex {
   setClientMtime(path: string, size: number, mtimeMs: number, clientMs: number): Promise<void>;
   /** The client-set times (ms) still valid for these files, by path; one query for a whole listing. */
   clientMtimes(files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>): Promise<Map<string, number>>;
+  /** The digests still valid for these files (files with none are absent), by path; one query for a whole listing. */
+  getMany(files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>): Promise<Map<string, Hashes>>;
 }
 
 function isUnder(root: string, p: string): boolean {
@@ -319,6 +326,14 @@ export class MemoryHashIndex implements HashIndex {
     for (const f of files) {
       const e = this.entries.get(f.path);
       if (e && e.clientMs !== undefined && e.size === f.size && e.mtimeMs === f.mtimeMs) out.set(f.path, e.clientMs);
+    }
+    return out;
+  }
+  async getMany(files: ReadonlyArray<{ path: string; size: number; mtimeMs: number }>): Promise<Map<string, Hashes>> {
+    const out = new Map<string, Hashes>();
+    for (const f of files) {
+      const h = await this.get(f.path, f.size, f.mtimeMs);
+      if (h && Object.keys(h).length) out.set(f.path, h);
     }
     return out;
   }
