@@ -86,7 +86,8 @@ forEachDialect('thumbnails', (h) => {
     const host = join(root, 'pics', 'wide.png');
     const st = statSync(host);
     writeFileSync(host, Buffer.alloc(st.size, 0));
-    utimesSync(host, st.atime, st.mtime);
+    // the exact time back (st.mtime is rounded to a millisecond; mtimeMs keeps the sub-millisecond part)
+    utimesSync(host, st.atimeMs / 1000, st.mtimeMs / 1000);
     const second = await fetchThumb(url);
     assert.equal(second.statusCode, 200);
     assert.ok(second.rawPayload.equals(first.rawPayload), 'the cached thumbnail, not a new decode of the zeroed file');

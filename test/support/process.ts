@@ -10,6 +10,14 @@ import { once } from 'node:events';
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const BIN = join(ROOT, 'dist/src/app/bin.js');
 
+/**
+ * How `npm start` runs Node (package.json "start", README "Memory"): glibc's malloc settings go in the
+ * environment, V8's in flags. Servers started here use the same, so tests and benchmarks run what users run
+ * (test/e2e/launch-settings.test.ts keeps the two in step).
+ */
+export const SERVE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '1048576' };
+export const SERVE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=100'];
+
 export function requireBuild(): void {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first (npm test does)`);
 }
@@ -23,10 +31,9 @@ export interface ServerProcess {
 
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   requireBuild();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve'], {
     // The listening line is logged at info level: a test that sets a higher level gets a timeout.
-    // MALLOC_TRIM_THRESHOLD_ as `npm start` sets it (README, "Memory"), so tests and benchmarks run what users run.
-    env: { ...process.env, MALLOC_TRIM_THRESHOLD_: '1048576', FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', FERRY_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...SERVE_ENV, FERRY_PORT: '0', FERRY_HOST: '127.0.0.1', FERRY_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import { api } from '../support/process.js';
 import { assertFits, DESKTOP, login, openApp, PHONE, type App } from './browser.js';
 import { ALL_SIX, apiOk, coreutils, download, listNames, MiB, putFile, requireSeedEndpoints, setSettings, shot, shownHash } from './seeds-support.js';
@@ -31,6 +32,12 @@ describe('web UI: seed wizard and unified preview', () => {
     await setSettings(app, token, { seed_default_trackers: TRACKERS.join('\n') });
     await putFile(app, token, '/media/clip.bin', clip, { formats: ['oss', 'torrent', 'cas'], matrix: ALL_SIX });
     await putFile(app, token, '/media/notes.txt', Buffer.from('hello notes\nsecond line\n'));
+    // a plain upload records SHA-256 alone (the default hash_on_write); a whole read teaches MD5 and SHA-1
+    await download(app, token, '/media/notes.txt');
+    await eventually(
+      () => apiOk<{ hash_info: Record<string, string> | null }>(app, token, '/api/fs/get', { path: '/media/notes.txt' }),
+      (g) => Boolean(g.hash_info?.md5 && g.hash_info.sha1),
+    );
     await login(app.page, 'admin', app.adminPassword);
   });
   after(async () => {

@@ -12,7 +12,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import sharp from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
 import { extensionOf } from '../../lib/paths.js';
 import type { Located, ThumbnailPort } from '../fs/fs.ports.js';
 import type { Entry, StorageDriver } from '../storages/drivers/index.js';
@@ -26,12 +26,25 @@ export const THUMB_EDGE = 256;
 /** Larger images are not decoded (decompression bombs): 100 megapixels. */
 const MAX_PIXELS = 100_000_000;
 const FFMPEG_TIMEOUT_MS = 30_000;
-// Every image is decoded once (the result is cached on disk): libvips' operation cache would only hold memory.
-// One libvips thread per thumbnail: `concurrency` thumbnails already run at once, and fewer threads mean fewer
-// malloc arenas (peak RSS) and less contention (npm run bench -- thumbnails: faster, not slower). Ferry is the only
-// user of sharp in its process.
-sharp.cache(false);
-sharp.concurrency(1);
+type SharpFactory = (input?: string | Buffer | SharpOptions, options?: SharpOptions) => Sharp;
+let sharpLoaded: Promise<SharpFactory> | undefined;
+
+/**
+ * sharp, loaded on the first thumbnail: libvips costs the process ~25 MB of RSS from the moment it is loaded, and
+ * most servers serve few or no thumbnails.
+ */
+function loadSharp(): Promise<SharpFactory> {
+  sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
+    // Every image is decoded once (the result is cached on disk): libvips' operation cache would only hold memory.
+    // One libvips thread per thumbnail: `concurrency` thumbnails already run at once, and fewer threads mean fewer
+    // malloc arenas (peak RSS) and less contention (npm run bench -- thumbnails: faster, not slower). Ferry is the
+    // only user of sharp in its process.
+    sharp.cache(false);
+    sharp.concurrency(1);
+    return sharp as SharpFactory;
+  });
+  return sharpLoaded;
+}
 
 export interface ThumbnailsOptions {
   cacheDir: string;
@@ -135,6 +148,7 @@ export class Thumbnails implements ThumbnailPort {
     mkdirSync(join(target, '..'), { recursive: true });
     const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
     try {
+      const sharp = await loadSharp();
       const options = { limitInputPixels: MAX_PIXELS, failOn: 'error', animated: false } as const;
       const shrink = (input?: Buffer) =>
         (input ? sharp(input, options) : sharp(options))
