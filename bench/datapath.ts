@@ -9,7 +9,8 @@
 // Ferry under test is the BUILT server on a fresh SQLite data dir; peers are Debian daemons
 // started here with their own config in the work dir on loopback ports and stopped by PID.
 // Rows (names for --only): upload, upload-oss, upload-nohash, download, sftp, list, me, s3,
-// eventloop, slow-readers, dav; row 10 (Ferry's peak RSS) is measured during every row run.
+// eventloop (eventloop-list: its listing phase alone), slow-readers, dav; row 10 (Ferry's peak RSS) is
+// measured during every row run.
 // Layout: bench/datapath/* (context, clients, report, rows/*), bench/peers/* (one per peer).
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -49,7 +50,8 @@ const ROWS: Record<string, RowSpec> = {
   list: { run: listRow, tools: [NGINX, WRK] },
   me: { run: meRow, tools: [WRK] },
   s3: { run: s3Row, tools: [['rclone', 'rclone'], ['radosgw', 'radosgw ceph-mon ceph-osd ceph-common']] },
-  eventloop: { run: eventLoopRows, tools: [] },
+  eventloop: { run: (b) => eventLoopRows(b), tools: [] },
+  'eventloop-list': { run: (b) => eventLoopRows(b, ['list']), tools: [] },
   'slow-readers': { run: slowReadersRow, tools: [] },
   dav: { run: davRows, tools: [['/usr/sbin/apache2', 'apache2'], WRK] },
 };

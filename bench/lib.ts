@@ -87,9 +87,9 @@ export function printTable(header: string[], rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
-/** Resident set size of a process (Linux `/proc/<pid>/status` VmRSS), in bytes. */
-export async function rssBytes(pid: number): Promise<number> {
+/** Resident set size of a process (Linux `/proc/<pid>/status` VmRSS, or its peak so far: VmHWM), in bytes. */
+export async function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): Promise<number> {
   const s = await readFile(`/proc/${pid}/status`, 'utf8');
-  const m = /VmRSS:\s+(\d+)\s+kB/.exec(s);
+  const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(s);
   return m ? Number(m[1]) * 1024 : 0;
 }

@@ -3,6 +3,7 @@
 // During each phase `GET /api/me` is timed every ~20 ms from the benchmark (all heavy clients
 // are curl processes, so the probe's own loop is idle), and the server, restarted before each
 // phase with FERRY_EVENT_LOOP_STATS=true, logs its event-loop delay percentiles at shutdown.
+// `--only eventloop-list` runs phase (c) alone.
 // Both p99s are reported (median over --repeat runs; max = worst run) [≤ 25 ms].
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -42,11 +43,16 @@ async function measurePhase(b: Bench, work: () => Promise<void>): Promise<{ samp
   return { samples, logged };
 }
 
-/** The three phases, two rows each (probe p99 and logged p99). */
-export async function eventLoopRows(b: Bench): Promise<Row[]> {
+export type PhaseName = 'upload' | 'download' | 'list';
+
+/**
+ * The three phases (or those in `only`: `--only eventloop-list` runs the listing alone), two rows each (probe
+ * p99 and logged p99).
+ */
+export async function eventLoopRows(b: Bench, only: readonly PhaseName[] = ['upload', 'download', 'list']): Promise<Row[]> {
   const { size } = b;
-  const path = await b.bigFile();
-  const huge = await b.folder(HUGE_FOLDER);
+  const path = only.includes('download') ? await b.bigFile() : '';
+  const huge = only.includes('list') ? await b.folder(HUGE_FOLDER) : '';
   await mkdir(join(b.ferry.filesDir, 'bench'), { recursive: true });
   const download = async () => {
     const sign = await b.ferry.signOf(path);
@@ -63,11 +69,12 @@ export async function eventLoopRows(b: Bench): Promise<Row[]> {
       if (r.code !== 0 || r.stdout.trim() !== '200') throw new Error(`listing ${huge} failed: HTTP ${r.stdout} ${r.stderr}`);
     }
   };
-  const phases: Phase[] = [
-    { name: `upload ${sizeLabel(size)}`, run: upload },
-    { name: `download ${sizeLabel(size)}`, run: download },
-    { name: `list ${HUGE_FOLDER.toLocaleString('en')} entries`, run: listing },
-  ];
+  const all: Record<PhaseName, Phase> = {
+    upload: { name: `upload ${sizeLabel(size)}`, run: upload },
+    download: { name: `download ${sizeLabel(size)}`, run: download },
+    list: { name: `list ${HUGE_FOLDER.toLocaleString('en')} entries`, run: listing },
+  };
+  const phases = only.map((p) => all[p]);
   const rows: Row[] = [];
   for (const phase of phases) {
     const probeP99: number[] = [];
