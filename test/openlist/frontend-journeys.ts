@@ -21,7 +21,8 @@ import { makeMedia } from './frontend-media.js';
 import { chooseFolder, contextMenu, dialog, rightTool } from './frontend-ui.js';
 
 const { page, base, ferry, token, dataDir, ADMIN, journey, feCall, settle, expect, finish } = await openFrontend('files');
-page.setDefaultTimeout(15_000);
+// generous: CI machines are loaded, and the PDF viewer alone is a large lazy chunk
+page.setDefaultTimeout(30_000);
 // a journey that fails early leaves its pending waits (responses, popups) to reject later: the failure is already counted
 process.on('unhandledRejection', () => undefined);
 makeMedia(join(dataDir, 'files/media'));

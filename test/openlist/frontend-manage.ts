@@ -83,7 +83,7 @@ async function chooseFolder(input: string, name: string) {
   check((await field.inputValue()) === `/${name}`, `the folder chooser set ${input} to ${await field.inputValue()}`);
 }
 
-page.setDefaultTimeout(10_000);
+page.setDefaultTimeout(20_000);
 try {
   await journey('login', async () => {
     await page.goto(`${base}/@login`);
@@ -236,7 +236,7 @@ try {
     const other = await page.context().browser()!.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const p2 = await other.newPage();
-      p2.setDefaultTimeout(10_000);
+      p2.setDefaultTimeout(20_000);
       await p2.goto(`${base}/@login`);
       await p2.getByPlaceholder(/username/i).fill('olfe-reader');
       await p2.getByPlaceholder(/password/i).fill('olfe-reader-pass');
