@@ -243,7 +243,7 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     assert.equal(past.body.data.total, 3);
   });
 
-  test('PostgreSQL: a search answers while every connection of the main pool is taken (searches have a pool of their own)', { timeout: 60_000 }, async (t) => {
+  test('PostgreSQL: a search answers while every connection of the main pool is taken (searches have a pool of their own)', async (t) => {
     const { db, dialect, sqlite, searchDb } = h().ctx.database;
     if (dialect !== 'postgres') return t.skip('SQLite has one connection and no pool');
     assert.ok(searchDb, 'PostgreSQL opens a search pool');
@@ -267,7 +267,10 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     try {
       await allTaken;
       const waiting = sql`select 1`.execute(db).then(() => (queued = true));
-      const r = await repo.search({ areas, words: ['xyz'], scope: 0, offset: 0, limit: 10 });
+      // a deadlock guard, not a timing assertion: on the main pool the search would wait for ever
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
+      const r = await Promise.race([repo.search({ areas, words: ['xyz'], scope: 0, offset: 0, limit: 10 }), stuck]).finally(() => clearTimeout(guard));
       assert.equal(queued, false, 'the main pool was busy meanwhile');
       assert.deepEqual(r.rows.map((x) => x.path).sort(), ['/alice/alice-secret-xyz.txt', '/bob/bob-notes-xyz.txt', '/bob/deep/er/bob-deep-xyz.bin']);
       assert.equal(r.total, 3);
