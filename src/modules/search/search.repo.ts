@@ -398,7 +398,7 @@ export class SearchRepo {
       .limit(q.limit)
       .offset(q.offset)
       .execute();
-    const total = rows.length > 0 ? Number(rows[0]!.total) : q.offset === 0 ? 0 : await this.total(q);
+    const total = rows.length > 0 ? Number(rows[0]!.total) : q.offset === 0 && q.limit > 0 ? 0 : await this.total(q);
     return { rows: rows.map((r) => ({ storage_id: Number(r.storage_id), path: r.path, name: r.name, is_dir: Number(r.is_dir), size: Number(r.size) })), total };
   }
 
