@@ -93,3 +93,11 @@ export async function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'):
   const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(s);
   return m ? Number(m[1]) * 1024 : 0;
 }
+
+/** CPU seconds (user + system, all threads) a process has used so far (Linux: /proc/<pid>/stat, in clock ticks). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const s = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}

@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, startServer } from '../test/support/process.js';
-import { haveTool, parseArgs, printTable, rssBytes, runTool, timeIt } from './lib.js';
+import { cpuSeconds, haveTool, parseArgs, printTable, rssBytes, runTool, timeIt } from './lib.js';
 
 export const describe = 'index build and substring query p50 vs updatedb.plocate/plocate over one generated tree; peak RSS';
 
@@ -129,6 +129,7 @@ export async function run(args: string[]): Promise<void> {
       let peak = await rssBytes(pid);
       const sampler = setInterval(() => void rssBytes(pid).then((r) => (peak = Math.max(peak, r)), () => undefined), 100);
       let objects = 0;
+      const cpu0 = await cpuSeconds(pid);
       const ferryBuild = await timeIt(async () => {
         const b = await api(server.url, 'POST', '/api/admin/index/build', { token, body: { paths: ['/'] } });
         if (b.status !== 200) throw new Error(`build: ${b.body.message}`);
@@ -143,6 +144,7 @@ export async function run(args: string[]): Promise<void> {
         }
       }).finally(() => clearInterval(sampler));
       const hwm = await rssBytes(pid, 'VmHWM');
+      const buildCpu = (await cpuSeconds(pid)) - cpu0;
 
       const ferryTimes: number[] = [];
       const locateTimes: number[] = [];
@@ -169,6 +171,7 @@ export async function run(args: string[]): Promise<void> {
         ['measure', 'Ferry', 'plocate', 'ratio', 'target'],
         [
           ['build (s)', ferryBuild.toFixed(2), locateBuild.toFixed(2), (ferryBuild / locateBuild).toFixed(2), '≤ 2'],
+          ['server CPU during build (s)', buildCpu.toFixed(2), '', '', ''],
           ['query p50 (ms)', fp50.toFixed(2), lp50.toFixed(2), (fp50 / lp50).toFixed(2), '≤ 3'],
           ['query p99 (ms)', percentile(ferryTimes, 99).toFixed(2), percentile(locateTimes, 99).toFixed(2), '', ''],
           ['peak RSS during build (MB)', (peak / 1e6).toFixed(1), '', '', '≤ 250'],

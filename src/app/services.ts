@@ -98,7 +98,7 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const metas = new MetasService(new MetasRepo(db));
   const folderAccess = new FolderAccess(metas, lockout);
   const fs = new FsService(storages, sidecarCompanions({ settings }));
-  const search = new SearchService({ repo: new SearchRepo(db, database.dialect, database.sqlite), access: folderAccess, storages, settings, logger });
+  const search = new SearchService({ repo: new SearchRepo(db, database.dialect, database.sqlite, database.searchDb), access: folderAccess, storages, settings, logger });
   fs.observe(search);
   const links = new Links(settings, config.siteUrl);
   const writeSets = new WriteSets({ fs, driverOf: (id) => storages.driverOf(id), journalDir: journalDirOf(config.dataDir), logger });

@@ -18,9 +18,19 @@ export interface Database {
    * only synchronously there.
    */
   sqlite?: import('better-sqlite3').Database;
+  /**
+   * PostgreSQL only: a small pool of its own for name searches (`SEARCH_POOL` connections), so a search's
+   * statements do not queue behind every other request's under load, nor a burst of searches hold the main
+   * pool's connections. Read-only statements outside transactions only.
+   */
+  searchDb?: Kysely<DB>;
   close(): Promise<void>;
 }
 
+
+/** PostgreSQL connections: the main pool, and the search pool (see Database.searchDb). */
+export const POOL = 10;
+const SEARCH_POOL = 3;
 
 /** Opens the database; each engine's driver is loaded only when used (pg alone costs ~15 MB). */
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string; onPoolError?: (e: Error) => void }): Promise<Database> {
@@ -33,13 +43,17 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
         return pg.types.getTypeParser(oid, format as 'text');
       },
     };
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, types: types as import('pg').CustomTypesConfig });
-    // An idle connection the server drops (restart, failover, pg_terminate_backend) is an
-    // 'error' event on the pool: without a listener it would crash the process. The pool
-    // replaces the connection on the next query.
-    pool.on('error', (e) => opts.onPoolError?.(e));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const open = (max: number) => {
+      const pool = new pg.Pool({ connectionString: opts.databaseUrl!, max, types: types as import('pg').CustomTypesConfig });
+      // An idle connection the server drops (restart, failover, pg_terminate_backend) is an
+      // 'error' event on the pool: without a listener it would crash the process. The pool
+      // replaces the connection on the next query.
+      pool.on('error', (e) => opts.onPoolError?.(e));
+      return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    };
+    const db = open(POOL);
+    const searchDb = open(SEARCH_POOL);
+    return { db, dialect: 'postgres', searchDb, close: async () => void (await Promise.all([db.destroy(), searchDb.destroy()])) };
   }
   const { default: SQLite } = await import('better-sqlite3');
   const sqlite = new SQLite(join(opts.dataDir, 'ferry.db'));

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { sql } from 'kysely';
+import { POOL } from '../../src/db/database.js';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { buildIndex, names, runIndexTask, search } from './support.js';
@@ -240,6 +241,45 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     const past = await search(h, admin, { keywords: 'xyz', page: 9, per_page: 1 });
     assert.deepEqual(past.body.data.content, []);
     assert.equal(past.body.data.total, 3);
+  });
+
+  test('PostgreSQL: a search answers while every connection of the main pool is taken (searches have a pool of their own)', async (t) => {
+    const { db, dialect, sqlite, searchDb } = h().ctx.database;
+    if (dialect !== 'postgres') return t.skip('SQLite has one connection and no pool');
+    assert.ok(searchDb, 'PostgreSQL opens a search pool');
+    const repo = new SearchRepo(db, dialect, sqlite, searchDb);
+    const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
+    const areas = [{ storageId: root, under: '/', excludes: [] }];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    let taken!: () => void;
+    const allTaken = new Promise<void>((r) => (taken = r));
+    // every main-pool connection busy until the search has answered (were the search on that pool, it would wait
+    // for them, and the test time out)
+    const holders = Array.from({ length: POOL }, () =>
+      db.connection().execute(async () => {
+        if (++held === POOL) taken();
+        await gate;
+      }),
+    );
+    let queued = false;
+    try {
+      await allTaken;
+      const waiting = sql`select 1`.execute(db).then(() => (queued = true));
+      // a deadlock guard, not a timing assertion: on the main pool the search would wait for ever
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
+      const r = await Promise.race([repo.search({ areas, words: ['xyz'], scope: 0, offset: 0, limit: 10 }), stuck]).finally(() => clearTimeout(guard));
+      assert.equal(queued, false, 'the main pool was busy meanwhile');
+      assert.deepEqual(r.rows.map((x) => x.path).sort(), ['/alice/alice-secret-xyz.txt', '/bob/bob-notes-xyz.txt', '/bob/deep/er/bob-deep-xyz.bin']);
+      assert.equal(r.total, 3);
+      release();
+      await waiting;
+    } finally {
+      release();
+      await Promise.all(holders);
+    }
   });
 
   test("another user's base path never leaks into results or totals; paths are relative to the base path", async () => {

@@ -124,7 +124,13 @@ export class SearchRepo {
     readonly dialect: Dialect,
     /** SQLite: the raw handle for `insert` (see Database.sqlite). */
     private readonly sqlite?: SqliteHandle,
-  ) {}
+    /** PostgreSQL: the pool searches read through (see Database.searchDb); else `db`. */
+    searchDb?: Kysely<DB>,
+  ) {
+    this.reads = searchDb ?? db;
+  }
+
+  private readonly reads: Kysely<DB>;
 
   /** Inserts or refreshes rows (by storage and path), in one transaction. */
   async upsert(nodes: readonly IndexedNode[]): Promise<void> {
@@ -364,7 +370,7 @@ export class SearchRepo {
   /** Every match (storage and path), in no order: the candidates a hide rule must look at before paging. */
   async matches(q: Omit<SearchQuery, 'offset' | 'limit'>): Promise<{ storage_id: number; path: string }[]> {
     if (q.areas.length === 0 || q.words.length === 0) return [];
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('search_nodes')
       .select(['storage_id', 'path'])
       .where((eb) => this.where(eb, { ...q, offset: 0, limit: 0 }))
@@ -374,22 +380,17 @@ export class SearchRepo {
 
   /**
    * One page of matches, best first (exact name, then name prefix, then the rest), then by path; and the total
-   * (at most SHORT_QUERY_CAP for a query of 1–2 character words only).
+   * (at most SHORT_QUERY_CAP for a query of 1–2 character words only). One statement (the total as a window
+   * count over the matches) unless the page lies past the last match: on PostgreSQL each statement waits for a
+   * pooled connection, behind every other request's queries under load.
    */
   async search(q: SearchQuery): Promise<{ rows: FoundRow[]; total: number }> {
     if (q.areas.length === 0 || q.words.length === 0) return { rows: [], total: 0 };
     const phrase = q.words.join(' ');
     const first = q.words[0]!;
-    const totalRow = await this.db
+    const rows = await this.reads
       .selectFrom('search_nodes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where((eb) => this.where(eb, q))
-      .executeTakeFirstOrThrow();
-    const total = Number(totalRow.n);
-    if (total === 0 || q.offset >= total) return { rows: [], total };
-    const rows = await this.db
-      .selectFrom('search_nodes')
-      .select(['storage_id', 'path', 'name', 'is_dir', 'size'])
+      .select(['storage_id', 'path', 'name', 'is_dir', 'size', sql<number>`count(*) over ()`.as('total')])
       .where((eb) => this.where(eb, q))
       .orderBy(sql`case when name_lc = ${phrase} then 0 when name_lc like ${`${likeLiteral(first)}%`} escape '\\' then 1 else 2 end`)
       .orderBy('path')
@@ -397,6 +398,16 @@ export class SearchRepo {
       .limit(q.limit)
       .offset(q.offset)
       .execute();
-    return { rows: rows.map((r) => ({ ...r, storage_id: Number(r.storage_id), is_dir: Number(r.is_dir), size: Number(r.size) })), total };
+    const total = rows.length > 0 ? Number(rows[0]!.total) : q.offset === 0 && q.limit > 0 ? 0 : await this.total(q);
+    return { rows: rows.map((r) => ({ storage_id: Number(r.storage_id), path: r.path, name: r.name, is_dir: Number(r.is_dir), size: Number(r.size) })), total };
+  }
+
+  private async total(q: SearchQuery): Promise<number> {
+    const r = await this.reads
+      .selectFrom('search_nodes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) => this.where(eb, q))
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
   }
 }
