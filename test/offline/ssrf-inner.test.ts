@@ -86,6 +86,8 @@ forEachDialect('SSRF rules for the URLs inside magnets and torrents', (h) => {
       [m('tr=http://user@93.184.216.34/announce'), /^urls\[1\]: tracker .*: carries credentials/],
       // a public tracker first does not hide a private one after it
       [m('tr=http://93.184.216.34/announce&tr=udp://10.9.8.7:80'), /^urls\[1\]: tracker udp:\/\/10\.9\.8\.7:80: refused: .*private address/],
+      // more than 200 distinct addresses: refused before any is resolved
+      [m(Array.from({ length: 201 }, (_, i) => `tr=http://t${i}.ferry-test.invalid/a`).join('&')), /^urls\[1\]: names 201 trackers, web seeds and peers \(at most 200\)/],
     ], '/dl-magnet-refused');
   });
 
