@@ -57,6 +57,7 @@ forEachDialect('offline downloads through aria2', (h) => {
 
   before(async () => {
     token = await h().adminToken();
+    await setSettings(h(), token, { seed_trusted_source_hosts: swarm.trustedHosts });
   });
 
   test('set_aria2 answers the version, or why aria2 cannot be used (nothing saved then); the tools list follows', async () => {

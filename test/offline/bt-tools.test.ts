@@ -88,6 +88,7 @@ for (const c of CASES) {
     before(async () => {
       requireCommand(...c.pkg);
       token = await h().adminToken();
+      await setSettings(h(), token, { seed_trusted_source_hosts: swarm.trustedHosts });
       daemon = await c.start(h().dataDir);
     });
     after(() => daemon.proc.stop());

@@ -57,6 +57,7 @@ describe('offline downloads when an instance dies (aria2)', { timeout: 400_000 }
     nodes.push(await startNode('A', env));
     nodes.push(await startNode('B', env));
     token = await login(nodes[0]!.url, 'admin', PASSWORD);
+    await okData(call(nodes[0]!, 'POST', '/api/admin/setting/save', [{ key: 'seed_trusted_source_hosts', value: swarm.trustedHosts }]));
     await okData(call(nodes[0]!, 'POST', '/api/admin/setting/set_aria2', { uri: rpcUri, secret: SECRET }));
   });
   after(async () => {

@@ -11,6 +11,7 @@ import { before, test } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { cephForThisFile, s3Addition } from '../support/ceph.js';
 import { forEachDialect } from '../support/harness.js';
+import { setSettings } from '../seeds-generate/helpers.js';
 import { offlineDownloadDone } from './offline-helpers.js';
 import { swarmWithAria2 } from './swarm-aria2.js';
 
@@ -28,6 +29,7 @@ forEachDialect('offline downloads onto S3', (h) => {
     const c = await ceph();
     bucket = c.bucket;
     token = await h().adminToken();
+    await setSettings(h(), token, { seed_trusted_source_hosts: swarm().trustedHosts });
     const m = await h().post('/api/admin/storage/create', { mount_path: '/s3', driver: 's3', addition: s3Addition(c, prefix) }, { token });
     assert.equal(m.status, 200, m.body.message);
     const a = await h().post('/api/admin/setting/set_aria2', { uri: aria2().uri, secret: SECRET }, { token });

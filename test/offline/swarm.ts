@@ -104,6 +104,11 @@ export interface Corrupted {
 export interface Swarm {
   root: string;
   trackerUrl: string;
+  /**
+   * `seed_trusted_source_hosts` lines trusting the swarm's loopback tracker: without them Ferry refuses its magnets
+   * and torrents (issue #22, SSRF rules for the URLs inside them). Every suite sets them explicitly in its setup.
+   */
+  trustedHosts: string;
   /** A folder torrent (`album/…`: nested folder, empty file), seeded at full speed. */
   album: { files: Record<string, Buffer>; torrent: Buffer; hash: string };
   /** One 6 MiB file (`big/big.bin`), seeded at 64 KiB/s so a download can be canceled half-way. */
@@ -178,6 +183,7 @@ export async function startSwarm(makeBytes: (size: number, seed: number) => Buff
   return {
     root,
     trackerUrl,
+    trustedHosts: `# the test swarm's tracker (loopback)\n127.0.0.1:${trackerPort}\n`,
     album,
     big,
     odd,

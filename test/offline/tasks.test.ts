@@ -46,6 +46,7 @@ forEachDialect('offline download tasks through aria2', (h) => {
 
   before(async () => {
     token = await h().adminToken();
+    await setSettings(h(), token, { seed_trusted_source_hosts: swarm.trustedHosts });
     aria2 = await startAria2(swarm, SECRET);
     const r = await h().post('/api/admin/setting/set_aria2', { uri: aria2.uri, secret: SECRET }, { token });
     assert.equal(r.status, 200, r.body.message);
@@ -116,12 +117,12 @@ forEachDialect('offline download tasks through aria2', (h) => {
       const undone = (await h().get('/api/task/offline_download/undone', { token })).body.data as { name: string }[];
       assert.ok(!undone.some((t) => t.name.includes('/dl-http')), 'no task');
 
-      await setSettings(h(), token, { seed_trusted_source_hosts: source.host });
+      await setSettings(h(), token, { seed_trusted_source_hosts: `${swarm.trustedHosts}${source.host}` });
       await offlineDownloadDone(h(), token, { urls: [url], path: '/dl-http', tool: 'aria2' }, 60_000);
       assertFilesAt(h(), 'dl-http', { 'notes.bin': bytes(70_000, 9) });
       assert.ok(source.hits.some((x) => x.path === '/files/notes.bin'), 'aria2 fetched it');
     } finally {
-      await setSettings(h(), token, { offline_http_via_tool: 'false', seed_trusted_source_hosts: '' });
+      await setSettings(h(), token, { offline_http_via_tool: 'false', seed_trusted_source_hosts: swarm.trustedHosts });
       await source?.close();
     }
   });

@@ -29,6 +29,8 @@ describe('web UI: offline downloads through aria2', () => {
     ({ proc: aria2, uri: rpcUri } = await startAria2(swarm, SECRET));
     app = await openApp({ env: { FERRY_TASK_POLL_MS: '100' } });
     await login(app.page, 'admin', app.adminPassword);
+    const trust = await api(app.url, 'POST', '/api/admin/setting/save', { token: await app.adminToken(), body: [{ key: 'seed_trusted_source_hosts', value: swarm.trustedHosts }] });
+    assert.equal(trust.status, 200, trust.body.message);
   });
   after(async () => {
     await app?.close();

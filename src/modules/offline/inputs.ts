@@ -27,8 +27,8 @@ const MAX_MAGNET = 64 * 1024;
 const TORRENT_DATA_URL = /^data:(application\/x-bittorrent|application\/octet-stream|)(;[^,;]*)*;base64,/i;
 const TRACKER_SCHEMES = new Set(['http:', 'https:', 'udp:', 'ws:', 'wss:']);
 
-/** Why `link` is not a usable magnet link, or null. Needs one BitTorrent info hash (`xt=urn:btih:` v1, or `urn:btmh:` v2). */
-export function magnetProblem(link: string): string | null {
+/** A magnet link's parameters in order (names lower-cased, values decoded), or why it cannot be read. */
+export function magnetParams(link: string): [string, string][] | string {
   if (link.length > MAX_MAGNET) return `longer than ${MAX_MAGNET} characters`;
   if (!/^magnet:\?/i.test(link)) return 'must start with magnet:?';
   if (/[\s\u0000-\u001f\u007f]/.test(link)) return 'contains spaces or control characters';
@@ -43,6 +43,13 @@ export function magnetProblem(link: string): string | null {
       return `parameter ${part.slice(0, eq)} is not valid percent-encoding`;
     }
   }
+  return params;
+}
+
+/** Why `link` is not a usable magnet link, or null. Needs one BitTorrent info hash (`xt=urn:btih:` v1, or `urn:btmh:` v2). */
+export function magnetProblem(link: string): string | null {
+  const params = magnetParams(link);
+  if (typeof params === 'string') return params;
   const topics = params.filter(([k]) => k === 'xt' || /^xt\.\d+$/.test(k)).map(([, v]) => v);
   const bt = topics.filter((t) => /^urn:bt(ih|mh):/i.test(t));
   if (bt.length === 0) return 'has no BitTorrent info hash (xt=urn:btih:…)';

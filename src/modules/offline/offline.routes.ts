@@ -22,7 +22,7 @@ import { Perm } from '../users/user.model.js';
 import { parseSource, type OfflineSource } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { OFFLINE_TOOL_TASK } from './offline.tasks.js';
-import { BT_TOOLS, DELETE_POLICIES, TOOLS, TOOL_SETTINGS, availableTools, checkToolUrl, readStoredTorrent, readUploadedTorrent } from './tool-access.js';
+import { BT_TOOLS, DELETE_POLICIES, TOOLS, TOOL_SETTINGS, availableTools, checkToolInput, readStoredTorrent, readUploadedTorrent } from './tool-access.js';
 
 
 const AddBody = Type.Object({
@@ -94,7 +94,7 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
       summary: 'Download URLs, magnet links or stored .torrent files into a folder (one offline_download task each)',
       description:
         'Tools: `SimpleHttp` (Ferry fetches http(s) itself, SSRF rules applied), `aria2`, `Transmission`, `qBittorrent` (magnets, torrents; the files land later through an ' +
-        '`offline_download_transfer` task). URLs resolving to loopback/private/link-local/metadata addresses are refused before any tool sees them. ' +
+        '`offline_download_transfer` task). URLs resolving to loopback/private/link-local/metadata addresses are refused before any tool sees them, and so are magnets and torrents naming such a tracker, web seed or peer (unless its host is in seed_trusted_source_hosts). ' +
         '`delete_policy`: what happens to the tool\'s copy after the transfer (`upload_download_stream`: SimpleHttp only, no copy — what SimpleHttp always does).',
       body: AddBody,
       response: { 200: OkOf(Type.Object({ tasks: Type.Array(TaskInfoSchema) })) },
@@ -125,9 +125,12 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
       const s = parseSource(user, raw, field);
       if (tool === 'SimpleHttp' && s.kind !== 'url') throw badRequest(`${field}: SimpleHttp fetches http(s) URLs only; use a BitTorrent tool for magnets and torrents`, { field });
       if (tool !== 'SimpleHttp' && s.kind === 'url' && !viaTool) throw badRequest(`${field}: plain http(s) URLs are fetched by SimpleHttp (offline_http_via_tool is off)`, { field });
-      if (s.kind === 'url') await checkToolUrl(deps, origin, s.url!, field);
-      if (s.kind === 'torrent' && s.data !== undefined) s.info_hash = (await readUploadedTorrent(deps, s.data, field)).infoHash;
-      else if (s.kind === 'torrent') await readStoredTorrent(deps, user, s.path!, field);
+      if (s.kind !== 'torrent') await checkToolInput(deps, origin, { kind: s.kind, url: s.url! }, field);
+      else {
+        const t = s.data !== undefined ? await readUploadedTorrent(deps, s.data, field) : await readStoredTorrent(deps, user, s.path!, field);
+        if (s.data !== undefined) s.info_hash = t.infoHash;
+        await checkToolInput(deps, origin, { kind: 'torrent', ...t }, field);
+      }
       sources.push(s);
     }
     if (sources.length === 0) throw badRequest('urls: nothing to download', { field: 'urls' });

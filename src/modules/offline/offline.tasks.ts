@@ -29,7 +29,7 @@ import { decodeTorrent } from '../seeds/formats/index.js';
 import { SourceSchema } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { PieceMismatch, checkTorrentPieces } from './torrent-check.js';
-import { BT_TOOLS, checkToolUrl, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
+import { BT_TOOLS, checkToolInput, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
 import { ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
 
 const HashesSchema = Type.Object({ md5: Type.Optional(Type.String()), sha1: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()) });
@@ -194,10 +194,9 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
     let input: ToolInput;
     if (job.source.kind === 'torrent' && job.source.data !== undefined) input = { kind: 'torrent', bytes: Buffer.from(job.source.data, 'base64'), infoHash: job.source.info_hash ?? '' };
     else if (job.source.kind === 'torrent') input = { kind: 'torrent', ...(await readStoredTorrent(deps, user, job.source.path ?? '')) };
-    else {
-      if (job.source.kind === 'url') await checkToolUrl(deps, job.origin, job.source.url ?? '', 'url');
-      input = { kind: job.source.kind, url: job.source.url ?? '' };
-    }
+    else input = { kind: job.source.kind, url: job.source.url ?? '' };
+    // again at every run: a retry after the admin removed a trusted host is refused before the tool sees it
+    await checkToolInput(deps, job.origin, input, job.source.kind === 'url' ? 'url' : job.source.kind);
     // a task taken over (its instance died) or retried starts again: drop what the earlier attempt left
     await tool.clear(work, input.kind === 'torrent' ? input.infoHash || null : input.kind === 'magnet' ? magnetInfoHash(input.url) : null);
     await rm(work, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import type { TorrentHandOff } from '../seeds/seeds.deps.js';
 import { presentTask } from '../tasks/tasks.present.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { OFFLINE_TOOL_TASK } from './offline.tasks.js';
-import { availableTools } from './tool-access.js';
+import { availableTools, checkToolInput } from './tool-access.js';
 
 /** Which configured tool takes seeds: the first of aria2, Transmission, qBittorrent. */
 async function seedTool(deps: Pick<OfflineDeps, 'settings'>): Promise<'aria2' | 'Transmission' | 'qBittorrent' | null> {
@@ -29,6 +29,8 @@ export function torrentHandOff(deps: OfflineDeps): TorrentHandOff {
         while (!(b === a || b.startsWith(a === '/' ? '/' : a + '/'))) a = parentOf(a);
         return a;
       });
+      // its trackers and web seeds obey the SSRF rules like a user's torrent's (a 400 naming the one refused)
+      await checkToolInput(deps, job.origin, { kind: 'torrent', bytes: job.torrent, infoHash: job.infoHash }, 'torrent');
       const row = await deps.tasks.create(OFFLINE_TOOL_TASK, {
         name: `download magnet:?xt=urn:btih:${job.infoHash} to (${stripBasePath(user.basePath, target)})`,
         creatorId: user.id,

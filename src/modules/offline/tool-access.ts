@@ -1,6 +1,7 @@
 /**
- * Shared by the routes and the tasks: the configured tools, the SSRF rule for URLs handed to a tool, and
- * reading a stored `.torrent` (through the hardened parser, on the seed workers) before it goes to a tool.
+ * Shared by the routes and the tasks: the configured tools, the SSRF rules for URLs handed to a tool (and for
+ * those inside a magnet or torrent), and reading a stored `.torrent` (through the hardened parser, on the seed
+ * workers) before it goes to a tool.
  */
 import { badRequest, forbidden } from '../../lib/errors.js';
 import { cleanPath, stripBasePath } from '../../lib/path-safety.js';
@@ -8,12 +9,13 @@ import { isWithin } from '../../lib/paths.js';
 import type { User } from '../users/user.model.js';
 import { MAX_SEED_DOC_BYTES } from '../seeds/formats/index.js';
 import { analyzeSeed } from '../seeds/common/seed-analysis.js';
-import { checkPublicAddress, SourceRefused } from '../seeds/operations/fetcher.js';
+import { checkPublicAddress, onceResolver, SourceRefused, type FetchOptions } from '../seeds/operations/fetcher.js';
 import { sourceContextFor } from '../seeds/operations/source-rules.js';
+import { magnetAddresses, torrentAddresses, type InnerAddress } from './inner-addresses.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { Aria2 } from './tools/aria2.js';
 import { QBittorrent } from './tools/qbittorrent.js';
-import { ToolError, type DownloadTool } from './tools/tool.js';
+import { ToolError, type DownloadTool, type ToolInput } from './tools/tool.js';
 import { Transmission } from './tools/transmission.js';
 
 /**
@@ -53,18 +55,53 @@ export async function toolOf(deps: Pick<OfflineDeps, 'settings'>, name: BtToolNa
   return { tool: s.make(url, secret), seedMinutes: Math.max(0, await deps.settings.getNumber(s.seedtime)) };
 }
 
+/** The address rule of http sources for one URL, as a 400 naming `field` (and `label`: what the URL is). */
+async function checkAddress(u: URL, opts: Pick<FetchOptions, 'sctx' | 'resolve'>, field: string, label = ''): Promise<void> {
+  try {
+    await checkPublicAddress(u, opts);
+  } catch (e) {
+    if (e instanceof SourceRefused) throw badRequest(`${field}: ${label}refused: ${e.message}`, { field });
+    throw badRequest(`${field}: ${label}${(e as Error).message}`, { field });
+  }
+}
+
 /**
  * Refuses (400) an http(s) URL whose host resolves to a loopback, private, link-local or metadata address
  * (unless it is a trusted source host), before anything is sent to it or to a tool.
  */
-export async function checkToolUrl(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, url: string, field: string): Promise<void> {
-  const sctx = await sourceContextFor(deps, origin);
+async function checkToolUrl(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, url: string, field: string): Promise<void> {
+  await checkAddress(new URL(url), { sctx: await sourceContextFor(deps, origin) }, field);
+}
+
+/** At most this many distinct trackers, web seeds and peers in one magnet or torrent. */
+export const MAX_INNER_ADDRESSES = 200;
+
+/**
+ * What goes to a tool obeys the SSRF rules of http sources (checkToolUrl): the URL itself, or every tracker, web
+ * seed and peer inside a magnet or a torrent (inner-addresses.ts). Each one that is, or resolves to, a refused
+ * address (unless its host is trusted), does not resolve, or cannot be read answers a 400 naming `field` and it.
+ * Checked when a download is queued, and again whenever its task runs (a retry after the trusted hosts changed).
+ */
+export async function checkToolInput(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, input: ToolInput, field: string): Promise<void> {
+  if (input.kind === 'url') return checkToolUrl(deps, origin, input.url, field);
+  let found: InnerAddress[];
   try {
-    await checkPublicAddress(new URL(url), { sctx });
+    found = input.kind === 'torrent' ? torrentAddresses(input.bytes) : magnetAddresses(input.url);
   } catch (e) {
-    if (e instanceof SourceRefused) throw badRequest(`${field}: refused: ${e.message}`, { field });
-    throw badRequest(`${field}: ${(e as Error).message}`, { field });
+    throw badRequest(`${field}: not a usable torrent: ${(e as Error).message}`, { field });
   }
+  const seen = new Set<string>();
+  found = found.filter((a) => !seen.has(`${a.what} ${a.shown}`) && seen.add(`${a.what} ${a.shown}`));
+  if (found.length > MAX_INNER_ADDRESSES) throw badRequest(`${field}: names ${found.length} trackers, web seeds and peers (at most ${MAX_INNER_ADDRESSES})`, { field });
+  const label = (a: InnerAddress) => `${a.what} ${a.shown.length > 200 ? `${a.shown.slice(0, 200)}…` : a.shown}: `;
+  const bad = found.find((a) => a.url === null);
+  if (bad) throw badRequest(`${field}: ${label(bad)}${bad.problem}`, { field });
+  if (found.length === 0) return;
+  const opts = { sctx: await sourceContextFor(deps, origin), resolve: onceResolver() };
+  // resolved together; the first refused one in the order written is reported
+  const outcomes = await Promise.allSettled(found.map((a) => checkAddress(a.url!, opts, field, label(a))));
+  const refused = outcomes.find((o) => o.status === 'rejected');
+  if (refused) throw (refused as PromiseRejectedResult).reason;
 }
 
 /** The bytes and info hash of a stored `.torrent` the user may read, checked by the torrent parser. */

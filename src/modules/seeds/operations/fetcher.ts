@@ -169,6 +169,17 @@ export function classifyAddress(ip: string): string | null {
 
 const systemResolve: Resolver = async (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/** A resolver asking `resolve` once per host name (many URLs of one torrent name the same hosts). */
+export function onceResolver(resolve: Resolver = systemResolve): Resolver {
+  const seen = new Map<string, ReturnType<Resolver>>();
+  return (hostname) => {
+    const key = hostname.toLowerCase();
+    let got = seen.get(key);
+    if (!got) seen.set(key, (got = resolve(hostname)));
+    return got;
+  };
+}
+
 /** The address to connect to: checked, unless the host is exactly a trusted one. */
 async function pickAddress(u: URL, opts: FetchOptions): Promise<{ address: string; family: number }> {
   const host = u.hostname.replace(/^\[|\]$/g, '');

@@ -205,13 +205,20 @@ async function handTorrent(
   } catch (e) {
     return why(`the seed has no torrent data (${message(e)})`);
   }
-  const task = await deps.torrents.queue(user, {
-    origin: o.origin,
-    torrent,
-    infoHash: decoded.info_hash,
-    overwrite: o.overwrite,
-    files: open.map(({ f, target }) => ({ rel: decoded.single_file ? decoded.info_name : `${decoded.info_name}/${f.path}`, to: target, size: f.size, expected: seedWholeHashes(f) })),
-  });
+  let task: TaskInfo;
+  try {
+    task = await deps.torrents.queue(user, {
+      origin: o.origin,
+      torrent,
+      infoHash: decoded.info_hash,
+      overwrite: o.overwrite,
+      files: open.map(({ f, target }) => ({ rel: decoded.single_file ? decoded.info_name : `${decoded.info_name}/${f.path}`, to: target, size: f.size, expected: seedWholeHashes(f) })),
+    });
+  } catch (e) {
+    // refused (a tracker or web seed the SSRF rules forbid): those files stay unavailable, saying why
+    if (isAppError(e) && e.code === 400) return why(e.message);
+    throw e;
+  }
   for (const { i, k } of open) {
     results[k] = { ...results[k]!, method: 'offline_download', task, error: undefined };
     outcome.set(i, true);
