@@ -41,7 +41,12 @@ export interface Bench {
 
 /** SHA-256 (hex) of a file. */
 export async function sha256File(path: string): Promise<string> {
-  const h = createHash('sha256');
+  return fileDigest(path, 'sha256');
+}
+
+/** The hex digest of a file's content. */
+export async function fileDigest(path: string, alg: 'md5' | 'sha1' | 'sha256'): Promise<string> {
+  const h = createHash(alg);
   for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
   return h.digest('hex');
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import { ADMIN_PASSWORD, forEachDialect, type Harness } from '../support/harness.js';
 import { basic, dav, FS_WRITE_BITS, hrefs, LOCK_EXCLUSIVE, LOCK_SHARED, PROPFIND_ALL, propfindProps, propText, WEBDAV_MANAGE, WEBDAV_READ } from './support.js';
 
@@ -98,15 +99,35 @@ forEachDialect('webdav methods', (h: () => Harness) => {
     assert.equal(existsSync(join(files(), 'bad-sum.txt')), false);
   });
 
-  test('PUT without OC-Checksum records MD5 and SHA-1 besides the storage digests (what ownCloud clients check)', async () => {
+  test('PUT with OC-Checksum MD5: MD5 is computed, checked and recorded; a wrong MD5 stores nothing and keeps the old file', async () => {
+    const body = 'md5 declared';
+    const md5 = createHash('md5').update(body).digest('hex');
+    const good = await req('PUT', '/dav/md5-sum.txt', { body, headers: { 'oc-checksum': `MD5:${md5}` } });
+    assert.equal(good.status, 201);
+    const pf = await req('PROPFIND', '/dav/md5-sum.txt', { headers: { depth: '0' }, body: propfindProps('<oc:checksums/>') });
+    assert.equal(propText(pf.body, 'checksum'), `MD5:${md5} SHA256:${createHash('sha256').update(body).digest('hex')}`);
+    const bad = await req('PUT', '/dav/md5-sum.txt', { body: 'replaced', headers: { 'oc-checksum': `MD5:${createHash('md5').update('other').digest('hex')}` } });
+    assert.equal(bad.status, 400);
+    assert.equal(readFileSync(join(files(), 'md5-sum.txt'), 'utf8'), body);
+    assert.equal((await req('PUT', '/dav/md5-new.txt', { body, headers: { 'oc-checksum': `MD5:${'f'.repeat(32)}` } })).status, 400);
+    assert.equal(existsSync(join(files(), 'md5-new.txt')), false);
+  });
+
+  test('PUT without OC-Checksum records what the storage records on write (SHA-256 by default); oc:checksums shows what the index knows', async () => {
     const body = 'no checksum sent';
     const good = await req('PUT', '/dav/plain-sum.txt', { body });
     assert.equal(good.status, 201);
-    const pf = await req('PROPFIND', '/dav/', { headers: { depth: '1' }, body: propfindProps('<oc:checksums/>') });
-    const entry = pf.body.split('<D:response>').find((r) => r.includes('/dav/plain-sum.txt'))!;
-    assert.match(entry, new RegExp(`SHA1:${createHash('sha1').update(body).digest('hex')}`));
-    assert.match(entry, new RegExp(`SHA256:${createHash('sha256').update(body).digest('hex')}`));
-    assert.match(entry, new RegExp(`MD5:${createHash('md5').update(body).digest('hex')}`));
+    const sums = async () => {
+      const pf = await req('PROPFIND', '/dav/', { headers: { depth: '1' }, body: propfindProps('<oc:checksums/>') });
+      return propText(pf.body.split('<D:response>').find((r) => r.includes('/dav/plain-sum.txt'))!, 'checksum');
+    };
+    const sha256 = `SHA256:${createHash('sha256').update(body).digest('hex')}`;
+    assert.equal(await sums(), sha256);
+    // a whole read teaches the index the other digests, which PROPFIND then shows
+    assert.equal((await req('GET', '/dav/plain-sum.txt')).body, body);
+    const sha1 = `SHA1:${createHash('sha1').update(body).digest('hex')}`;
+    const md5 = `MD5:${createHash('md5').update(body).digest('hex')}`;
+    assert.equal(await eventually(sums, (v) => v === `${sha1} ${md5} ${sha256}`), `${sha1} ${md5} ${sha256}`);
   });
 
   test('PUT into a missing folder is 409; PUT onto a folder is 405', async () => {

@@ -1,17 +1,17 @@
 /**
  * WebDAV with real clients against an in-process Ferry listening on loopback, on both databases:
- * litmus (all five suites), rclone (webdav backend, vendor other and owncloud: sync, check, a second sync
+ * litmus (all five suites), rclone (webdav backend, vendor other and nextcloud: sync, check, a second sync
  * that transfers nothing), cadaver (scripted put/get/mkcol/move/delete) and curl (a chunked PUT with no
  * length as Finder sends it, with X-Expected-Entity-Length).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADMIN_PASSWORD, forEachDialect, requireCommand, type Harness } from '../support/harness.js';
+import { rcloneEnv, runClient } from './support.js';
 
 const T = { timeout: 300_000 };
 
@@ -20,30 +20,6 @@ const scratch = () => (work ??= mkdtempSync(join(tmpdir(), 'ferry-dav-peers-')))
 after(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-/**
- * Runs a client and collects its output. Asynchronous: the Ferry under test lives in this process, so a
- * synchronous spawn would stop it from answering.
- */
-function sh(cmd: string, args: string[], o: { cwd?: string; env?: Record<string, string>; input?: string | Buffer; timeout?: number } = {}): Promise<{ status: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: o.cwd, env: { ...process.env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeout ?? 240_000);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, out });
-    });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(o.input ?? '');
-  });
-}
 
 /** Files in the synced tree (a few hundred bytes each), besides the one big file. */
 const TREE_FILES = 1000;
@@ -113,7 +89,7 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
   test('litmus: basic, copymove, props, locks and http all pass, no warnings', T, async () => {
     requireCommand('litmus', 'litmus');
     const cwd = mkdtempSync(join(scratch(), 'litmus-'));
-    const r = await sh('litmus', [url, 'admin', ADMIN_PASSWORD], { cwd, env: { TESTS: 'basic copymove props locks http' } });
+    const r = await runClient('litmus', [url, 'admin', ADMIN_PASSWORD], { cwd, env: { TESTS: 'basic copymove props locks http' } });
     const summaries = [...r.out.matchAll(/summary for `(\w+)': of (\d+) tests run: (\d+) passed, (\d+) failed/g)];
     assert.deepEqual(
       summaries.map((m) => m[1]),
@@ -125,7 +101,7 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
     assert.equal(r.status, 0, r.out);
   });
 
-  for (const vendor of ['other', 'owncloud'] as const) {
+  for (const vendor of ['other', 'nextcloud'] as const) {
     test(`rclone (vendor ${vendor}): sync 1,000 files in nested unicode folders and a 200 MB file, check, and a second sync transfers nothing`, T, async (t) => {
       requireCommand('rclone', 'rclone');
       let t0 = Date.now();
@@ -136,18 +112,10 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
       };
       const src = sourceTree();
       phase('tree');
-      const env = {
-        RCLONE_CONFIG_D_TYPE: 'webdav',
-        RCLONE_CONFIG_D_URL: url,
-        RCLONE_CONFIG_D_VENDOR: vendor,
-        RCLONE_CONFIG_D_USER: 'admin',
-        RCLONE_CONFIG_D_PASS: (await sh('rclone', ['obscure', ADMIN_PASSWORD])).out.trim(),
-        RCLONE_CONFIG: join(scratch(), 'rclone.conf'),
-        AWS_CA_BUNDLE: '',
-      };
+      const env = await rcloneEnv(url, vendor, scratch());
       const opts = ['--transfers', '4', '--checkers', '8'];
       const remote = `d:synced-${vendor}`;
-      const first = await sh('rclone', ['sync', src.root, remote, ...opts, '-v', '--create-empty-src-dirs'], { env });
+      const first = await runClient('rclone', ['sync', src.root, remote, ...opts, '-v', '--create-empty-src-dirs'], { env });
       assert.equal(first.status, 0, first.out.slice(-4000));
       phase('sync');
       const storedRoot = join(files(), `synced-${vendor}`);
@@ -156,14 +124,18 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
       assert.equal(stored.size, TREE_FILES + 1);
       assert.deepEqual([...stored.entries()].sort(), [...src.files.entries()].sort());
       assert.ok(statSync(join(storedRoot, 'empty folder')).isDirectory());
-      // owncloud: hashes come from oc:checksums (Ferry's hash index); other: sizes (rclone has no hash there)
-      const check = await sh('rclone', ['check', src.root, remote, ...opts], { env });
+      // nextcloud: SHA-1 from oc:checksums (the digest each PUT declared, checked and recorded by Ferry); other: sizes
+      // (owncloud compares MD5: test/dav/dav-rclone-hashes.test.ts)
+      const check = await runClient('rclone', ['check', src.root, remote, ...opts, '-v'], { env });
       assert.equal(check.status, 0, check.out.slice(-4000));
       phase('check');
       assert.match(check.out, /0 differences found/);
       assert.match(check.out, new RegExp(`${TREE_FILES + 1} matching files`));
-      if (vendor === 'owncloud') assert.doesNotMatch(check.out, /hashes could not be checked/, check.out);
-      const second = await sh('rclone', ['sync', src.root, remote, ...opts, '-v', '--create-empty-src-dirs'], { env });
+      if (vendor === 'nextcloud') {
+        assert.match(check.out, /Using sha1 for hash comparisons/);
+        assert.doesNotMatch(check.out, /hashes could not be checked/, check.out);
+      }
+      const second = await runClient('rclone', ['sync', src.root, remote, ...opts, '-v', '--create-empty-src-dirs'], { env });
       assert.equal(second.status, 0, second.out.slice(-4000));
       phase('second sync');
       t.diagnostic(phases.join(', '));
@@ -178,13 +150,13 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
     writeFileSync(join(home, '.netrc'), `machine 127.0.0.1\nlogin admin\npassword ${ADMIN_PASSWORD}\n`, { mode: 0o600 });
     writeFileSync(join(home, 'local.txt'), 'from cadaver\n');
     const script = ['mkcol cdir', 'cd cdir', 'put local.txt remote.txt', 'get remote.txt back.txt', 'move remote.txt moved.txt', 'ls', 'quit', ''].join('\n');
-    const r = await sh('cadaver', [url], { cwd: home, env: { HOME: home }, input: script, timeout: 60_000 });
+    const r = await runClient('cadaver', [url], { cwd: home, env: { HOME: home }, input: script, timeout: 60_000 });
     assert.equal(r.status, 0, r.out);
     assert.doesNotMatch(r.out, /failed/i, r.out);
     assert.equal(readFileSync(join(home, 'back.txt'), 'utf8'), 'from cadaver\n');
     assert.equal(readFileSync(join(files(), 'cdir', 'moved.txt'), 'utf8'), 'from cadaver\n');
     assert.match(r.out, /moved\.txt\s+13/);
-    const r2 = await sh('cadaver', [url], { cwd: home, env: { HOME: home }, input: 'delete cdir/moved.txt\nrmcol cdir\nquit\n', timeout: 60_000 });
+    const r2 = await runClient('cadaver', [url], { cwd: home, env: { HOME: home }, input: 'delete cdir/moved.txt\nrmcol cdir\nquit\n', timeout: 60_000 });
     assert.equal(r2.status, 0, r2.out);
     assert.doesNotMatch(r2.out, /failed/i, r2.out);
     assert.throws(() => statSync(join(files(), 'cdir')));
@@ -195,13 +167,13 @@ forEachDialect('webdav with real clients', (h: () => Harness) => {
     const file = join(scratch(), 'chunked.bin');
     writeFileSync(file, payload);
     const auth = `admin:${ADMIN_PASSWORD}`;
-    const a = await sh('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-T', '-', `${url}chunked.bin`], { input: payload });
+    const a = await runClient('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-T', '-', `${url}chunked.bin`], { input: payload });
     assert.equal(a.out, '201');
     assert.ok(readFileSync(join(files(), 'chunked.bin')).equals(payload));
-    const b = await sh('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-H', `X-Expected-Entity-Length: ${payload.length}`, '-T', file, `${url}expected.bin`]);
+    const b = await runClient('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-H', `X-Expected-Entity-Length: ${payload.length}`, '-T', file, `${url}expected.bin`]);
     assert.equal(b.out, '201');
     assert.ok(readFileSync(join(files(), 'expected.bin')).equals(payload));
-    const short = await sh('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-H', `X-Expected-Entity-Length: ${payload.length + 1}`, '-T', file, `${url}short.bin`]);
+    const short = await runClient('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', auth, '-H', 'Transfer-Encoding: chunked', '-H', `X-Expected-Entity-Length: ${payload.length + 1}`, '-T', file, `${url}short.bin`]);
     assert.equal(short.out, '400');
     assert.throws(() => statSync(join(files(), 'short.bin')));
   });

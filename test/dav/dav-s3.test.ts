@@ -6,7 +6,6 @@
  * times) syncs into the S3 storage and a second sync transfers nothing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { cephForThisFile, s3Addition } from '../support/ceph.js';
 import { ADMIN_PASSWORD, forEachDialect, requireCommand, type Harness } from '../support/harness.js';
-import { basic, dav, propfindProps, propText } from './support.js';
+import { basic, dav, propfindProps, propText, rcloneEnv, runClient } from './support.js';
 
 const T = { timeout: 300_000 };
 const ADMIN = basic('admin', ADMIN_PASSWORD);
@@ -26,18 +25,6 @@ const scratch = () => (work ??= mkdtempSync(join(tmpdir(), 'ferry-dav-s3-')));
 after(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-function sh(cmd: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    child.on('error', (e) => (clearTimeout(timer), reject(e)));
-    child.on('close', (status) => (clearTimeout(timer), resolve({ status, out })));
-  });
-}
 
 /** getlastmodified of each response of a multistatus, by the last segment of its href. */
 function modifiedByName(xml: string): Map<string, string> {
@@ -139,21 +126,13 @@ forEachDialect('webdav on S3 (Ceph RGW)', (h: () => Harness) => {
       assert.ok(a && typeof a === 'object');
       return `http://127.0.0.1:${a.port}/dav/s3/`;
     })();
-    const env = {
-      RCLONE_CONFIG_D_TYPE: 'webdav',
-      RCLONE_CONFIG_D_URL: url,
-      RCLONE_CONFIG_D_VENDOR: 'owncloud',
-      RCLONE_CONFIG_D_USER: 'admin',
-      RCLONE_CONFIG_D_PASS: (await sh('rclone', ['obscure', ADMIN_PASSWORD], {})).out.trim(),
-      RCLONE_CONFIG: join(scratch(), 'rclone.conf'),
-      AWS_CA_BUNDLE: '',
-    };
-    const first = await sh('rclone', ['sync', src, 'd:synced', '--transfers', '4', '-v'], env);
+    const env = await rcloneEnv(url, 'owncloud', scratch());
+    const first = await runClient('rclone', ['sync', src, 'd:synced', '--transfers', '4', '-v'], { env });
     assert.equal(first.status, 0, first.out.slice(-4000));
-    const check = await sh('rclone', ['check', src, 'd:synced'], env);
+    const check = await runClient('rclone', ['check', src, 'd:synced'], { env });
     assert.equal(check.status, 0, check.out.slice(-4000));
     assert.match(check.out, /0 differences found/);
-    const second = await sh('rclone', ['sync', src, 'd:synced', '-v'], env);
+    const second = await runClient('rclone', ['sync', src, 'd:synced', '-v'], { env });
     assert.equal(second.status, 0, second.out.slice(-4000));
     assert.doesNotMatch(second.out, /Copied|Updated/, second.out.slice(-4000));
     assert.match(second.out, /Transferred:\s+0 B \/ 0 B/);

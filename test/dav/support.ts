@@ -1,5 +1,7 @@
-/** Helpers of the WebDAV suites: requests with Basic auth through the harness, and multistatus parsing. */
-import type { Harness } from '../support/harness.js';
+/** Helpers of the WebDAV suites: requests with Basic auth through the harness, multistatus parsing, real clients. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ADMIN_PASSWORD, type Harness } from '../support/harness.js';
 
 export const WEBDAV_READ = 1 << 8;
 export const WEBDAV_MANAGE = 1 << 9;
@@ -40,3 +42,40 @@ export const LOCK_EXCLUSIVE =
   '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>test</D:owner></D:lockinfo>';
 export const LOCK_SHARED =
   '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>test</D:owner></D:lockinfo>';
+
+/**
+ * Runs a client and collects its output (stdout and stderr). Asynchronous: the Ferry under test lives in this
+ * process, so a synchronous spawn would stop it from answering. Killed after `timeout` ms (default 240 s).
+ */
+export function runClient(cmd: string, args: string[], o: { cwd?: string; env?: Record<string, string>; input?: string | Buffer; timeout?: number } = {}): Promise<{ status: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: { ...process.env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeout ?? 240_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, out });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(o.input ?? '');
+  });
+}
+
+/** The environment that makes rclone's remote `d:` the webdav backend at `url` as admin, with `vendor`. */
+export async function rcloneEnv(url: string, vendor: string, configDir: string): Promise<Record<string, string>> {
+  return {
+    RCLONE_CONFIG_D_TYPE: 'webdav',
+    RCLONE_CONFIG_D_URL: url,
+    RCLONE_CONFIG_D_VENDOR: vendor,
+    RCLONE_CONFIG_D_USER: 'admin',
+    RCLONE_CONFIG_D_PASS: (await runClient('rclone', ['obscure', ADMIN_PASSWORD])).out.trim(),
+    RCLONE_CONFIG: join(configDir, 'rclone.conf'),
+    AWS_CA_BUNDLE: '',
+  };
+}

@@ -80,8 +80,8 @@ export async function put(ctx: DavContext) {
     if (!Number.isFinite(s) || s < 0) throw badRequest('X-OC-Mtime: must be Unix seconds');
     mtime = new Date(Math.round(s * 1000));
   }
-  // MD5 and SHA-1 besides the storage's digests: what ownCloud/Nextcloud clients read from oc:checksums (rclone's owncloud vendor checks MD5)
-  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(ctx.header('oc-checksum')), alsoHash: ['md5', 'sha1'] }, ctx.req.raw);
+  // the storage's digests (hash_on_write) plus the one the client declares, checked before the file is visible
+  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(ctx.header('oc-checksum')) }, ctx.req.raw);
   const now = await ctx.exists(full);
   if (now) ctx.reply.header('ETag', davEtag(now));
   if (mtime) ctx.reply.header('X-OC-MTime', 'accepted');

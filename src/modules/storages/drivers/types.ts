@@ -43,12 +43,10 @@ export interface WriteOptions {
   mtime?: Date;
   /**
    * Hashes the driver computes itself while the bytes flow through (default: the storage's
-   * `hash_on_write`, `alsoHash` and every declared kind).
+   * `hash_on_write` and every declared kind).
    * Pass `[]` when the caller hashes the stream itself and hands the digests to `commit`.
    */
   computeHashes?: readonly HashName[];
-  /** Digests to record besides the storage's `hash_on_write` (when `computeHashes` is not given), e.g. what a protocol's clients check. */
-  alsoHash?: readonly HashName[];
   /** Hashes declared up front (e.g. `X-File-Sha256`); checked at commit against computed ones. */
   expectedHashes?: Hashes;
 }
