@@ -9,7 +9,7 @@
 // Ferry under test is the BUILT server on a fresh SQLite data dir; peers are Debian daemons
 // started here with their own config in the work dir on loopback ports and stopped by PID.
 // Rows (names for --only): upload, upload-oss, upload-nohash, download, sftp, list, me, s3,
-// eventloop (eventloop-list: its listing phase alone), slow-readers, dav; row 10 (Ferry's peak RSS) is
+// eventloop (eventloop-upload, eventloop-download, eventloop-list: one phase alone), slow-readers, dav; row 10 (Ferry's peak RSS) is
 // measured during every row run.
 // Layout: bench/datapath/* (context, clients, report, rows/*), bench/peers/* (one per peer).
 import { rmSync } from 'node:fs';
@@ -51,6 +51,8 @@ const ROWS: Record<string, RowSpec> = {
   me: { run: meRow, tools: [WRK] },
   s3: { run: s3Row, tools: [['rclone', 'rclone'], ['radosgw', 'radosgw ceph-mon ceph-osd ceph-common']] },
   eventloop: { run: (b) => eventLoopRows(b), tools: [] },
+  'eventloop-upload': { run: (b) => eventLoopRows(b, ['upload']), tools: [] },
+  'eventloop-download': { run: (b) => eventLoopRows(b, ['download']), tools: [] },
   'eventloop-list': { run: (b) => eventLoopRows(b, ['list']), tools: [] },
   'slow-readers': { run: slowReadersRow, tools: [] },
   dav: { run: davRows, tools: [['/usr/sbin/apache2', 'apache2'], WRK] },

@@ -140,13 +140,14 @@ function lingerAfterReply(raw: IncomingMessage): void {
 }
 
 /**
- * FERRY_EVENT_LOOP_STATS: event-loop delay percentiles (ms) logged when the server closes.
- * The histogram records the time between 10 ms samples; the sampling interval is taken off.
+ * FERRY_EVENT_LOOP_STATS: event-loop delay percentiles (ms) between listening and closing, logged when the
+ * server closes. The histogram records the time between 10 ms samples; the sampling interval is taken off.
  */
 function installEventLoopStats(app: HttpApp, logger: Logger): void {
   const RESOLUTION_MS = 10;
   const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  h.enable();
+  // from the moment the server listens: start-up (module loading, route schemas compiled) is not serving
+  app.addHook('onListen', async () => h.enable());
   app.addHook('onClose', async () => {
     h.disable();
     const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4 - RESOLUTION_MS * 100) / 100);

@@ -8,7 +8,9 @@
  * A worker module calls `serveWorker(handler)`: each message `{id, req}` is answered `{id, ok}` or
  * `{id, err: {name, message, ...fields}}`; the pool turns `err` back into an Error through `revive`.
  */
-import { parentPort, Worker } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { AppError } from './errors.js';
 
 interface Job<Req, Res> {
@@ -163,10 +165,34 @@ export class WorkerPool<Req, Res> {
   }
 }
 
+/**
+ * How much nicer than the thread that starts them worker threads run. On a box with few cores the event loop
+ * competes with the workers for CPU; workers that yield to it (the scheduler lets a woken loop preempt a
+ * lower-priority thread) keep requests answered while they hash or list, and lose nothing when the CPU is
+ * otherwise free (issue #17).
+ */
+export const WORKER_NICE_OFFSET = 10;
+
+/**
+ * Lowers the calling worker thread's scheduling priority by WORKER_NICE_OFFSET (at most to nice 19). Linux:
+ * setpriority on the thread's own id, read from /proc/thread-self; making a thread nicer needs no privilege.
+ * Elsewhere, or when refused, the thread keeps its priority. Does nothing on the main thread.
+ */
+export function lowerWorkerPriority(): void {
+  if (isMainThread) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + WORKER_NICE_OFFSET));
+  } catch {
+    // not Linux, or /proc is not mounted: the worker runs at the process's priority
+  }
+}
+
 /** The worker side: answers each request with `handler`'s result or its error (name, message, own fields). */
 export function serveWorker<Req, Res>(handler: (req: Req) => Res | Promise<Res>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWorker must run in a worker thread');
+  lowerWorkerPriority();
   port.on('message', async (m: { id: number; req: Req }) => {
     try {
       port.postMessage({ id: m.id, ok: await handler(m.req) });

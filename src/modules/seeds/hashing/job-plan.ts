@@ -143,12 +143,13 @@ let measured: AlgorithmCosts | undefined;
 
 /**
  * Per-byte cost of each algorithm on this machine (node:crypto, i.e. OpenSSL; SHA extensions
- * make SHA-1/SHA-256 cheaper than MD5 on many CPUs, the reverse elsewhere). Measured once,
- * a few milliseconds.
+ * make SHA-1/SHA-256 cheaper than MD5 on many CPUs, the reverse elsewhere). Measured once, on the
+ * event loop when the first job starts: 128 KiB per round keeps that to a millisecond or two (1 MiB
+ * rounds held the loop 15–50 ms, issue #17) and the ratios within a few percent.
  */
 export function algorithmCosts(): AlgorithmCosts {
   if (measured) return measured;
-  const buf = Buffer.alloc(1 << 20, 0x5a);
+  const buf = Buffer.alloc(128 * 1024, 0x5a);
   const costs = {} as AlgorithmCosts;
   for (const alg of HASH_NAMES) {
     let best = Infinity;

@@ -2,6 +2,7 @@
 // thread fills; segment messages say which bytes to hash, acks give the space back.
 // A worker serves several jobs at once (messages are handled in order per job).
 import { parentPort } from 'node:worker_threads';
+import { lowerWorkerPriority } from '../../../lib/worker-pool.js';
 import { LaneSet } from './lanes.js';
 import type { FileLaneOutput, PieceDigests } from './lanes.js';
 import { CTL_ABORTED, RING_HEADER_BYTES } from './protocol.js';
@@ -23,6 +24,7 @@ function transferables(out: FileLaneOutput | PieceDigests | undefined): ArrayBuf
 }
 
 if (parentPort) {
+  lowerWorkerPriority();
   const port = parentPort;
   const jobs = new Map<number, JobState>();
   const send = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
