@@ -10,5 +10,10 @@ export function compareNames(a: string, b: string): number {
 
 /** Folders before files, then `compareNames`. */
 export function compareListed(a: { name: string; isDir: boolean }, b: { name: string; isDir: boolean }): number {
-  return a.isDir === b.isDir ? compareNames(a.name, b.name) : a.isDir ? -1 : 1;
+  return listedOrder(a.isDir, a.name, b.isDir, b.name);
+}
+
+/** `compareListed` of two entries given by their fields (listings kept as columns). */
+export function listedOrder(aDir: boolean, aName: string, bDir: boolean, bName: string): number {
+  return aDir === bDir ? compareNames(aName, bName) : aDir ? -1 : 1;
 }

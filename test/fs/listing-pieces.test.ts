@@ -16,12 +16,13 @@ import { LIST_PIECE } from '../../src/modules/fs/fs.routes.js';
 import { isoTime } from '../../src/lib/time.js';
 import { compareListed } from '../../src/lib/name-order.js';
 import type { Entry } from '../../src/modules/storages/drivers/index.js';
+import { entryColumns } from '../../src/modules/storages/drivers/columns.js';
 import { forEachDialect } from '../support/harness.js';
 
 const serialize = build(ObjSchema as object);
 const T = Date.UTC(2026, 10, 24, 20, 8, 25, 457);
 
-test('an entry as JSON text is what the response schema made of presentObj', () => {
+test('an entry as JSON text (a row of its columns) is what the response schema made of presentObj', () => {
   const names = ['a.txt', 'x"y\\z.png', 'tab\there', 'nl\nx\u0001.mp4', '</script><img src=x onerror=alert(1)>.md', 'ünï 🎞.mkv', 'no-ext', '.hidden'];
   const times: Array<[number, number | undefined]> = [[T, undefined], [T, T], [T, T - 1], [0, 1], [-1, -86_400_001], [253_402_300_799_999, T], [253_402_300_800_000, T], [-62_167_219_200_001, 5]];
   const hashes = [undefined, {}, { sha256: 'c'.repeat(64), md5: 'a'.repeat(32) }, { sha1: 'b'.repeat(40) }];
@@ -33,7 +34,7 @@ test('an entry as JSON text is what the response schema made of presentObj', () 
           const e: Entry = { name, path: `/p/${name}`, size: 12345 + n, isDir, modified: new Date(m), ...(c === undefined ? {} : { created: new Date(c) }), ...(h ? { hashes: h } : {}) };
           const sign = isDir ? '' : `sig${n}=:0`;
           const thumb = n % 3 ? '' : `http://h/d/p/${encodeURIComponent(name)}?type=thumb&v=1`;
-          assert.equal(objJson(e, sign, thumb, isoTimes()), serialize(presentObj(e, sign, thumb)), `${name} ${m} ${c} ${JSON.stringify(h)} ${isDir}`);
+          assert.equal(objJson(entryColumns([e]), 0, sign, thumb, isoTimes()), serialize(presentObj(e, sign, thumb)), `${name} ${m} ${c} ${JSON.stringify(h)} ${isDir}`);
           n++;
         }
       }

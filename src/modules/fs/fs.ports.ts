@@ -74,7 +74,7 @@ export interface ThumbnailPort {
   /** Whether a file of this name gets a thumbnail. */
   has(name: string): boolean;
   /** The part of a thumbnail URL that changes whenever the file does (so the URL can be cached for good). */
-  version(e: { size: number; modified: Date }): string;
+  version(size: number, modifiedMs: number): string;
   /** The cached thumbnail (a WebP file on the host), made now if needed; null when none can be made. */
   file(loc: Located, e: { name: string; size: number; modified: Date; isDir: boolean }): Promise<string | null>;
 }

@@ -1,7 +1,7 @@
 /** The OpenList object JSON (`ObjResp`) of list/get items. */
 import { extensionOf } from '../../lib/paths.js';
 import { isoTime } from '../../lib/time.js';
-import type { Entry } from '../storages/drivers/index.js';
+import type { Entry, EntryColumns } from '../storages/drivers/index.js';
 import type { ObjView } from './fs.schemas.js';
 import { contentType } from './serve-file.js';
 import type { Sniffed } from './sniff.js';
@@ -106,16 +106,20 @@ function hashInfoJson(hashes: NonNullable<Entry['hashes']>): string {
 }
 
 /**
- * One listing entry as JSON text: byte for byte what `presentObj` serialized by the `ObjSchema` response schema
- * gives, written directly (no object per entry, times through `time`, an `isoTimes()`). `sign` is used for files
- * only.
+ * Row `i` of a listing as JSON text: byte for byte what `presentObj` of the row's entry (`entryAt`) serialized by
+ * the `ObjSchema` response schema gives, written directly (no object per entry, times through `time`, an
+ * `isoTimes()`). `sign` is used for files only.
  */
-export function objJson(e: Entry, sign: string, thumb: string, time: (ms: number) => string): string {
-  const hashes = e.hashes && Object.keys(e.hashes).length ? e.hashes : null;
-  const mtime = e.modified.getTime();
+export function objJson(c: EntryColumns, i: number, sign: string, thumb: string, time: (ms: number) => string): string {
+  const h = c.hashes?.[i];
+  const hashes = h && Object.keys(h).length ? h : null;
+  const isDir = c.dirs[i] === 1;
+  const name = c.names[i]!;
+  const mtime = c.mtimes[i]!;
+  const born = c.births[i]!;
   const modified = time(mtime);
-  const created = e.created && e.created.getTime() !== mtime ? time(e.created.getTime()) : modified;
-  const head = `{"name":${json(e.name)},"size":${e.isDir ? 0 : e.size},"is_dir":${e.isDir},"modified":"${modified}","created":"${created}"`;
+  const created = born === born && born !== mtime ? time(born) : modified; // NaN: unknown
+  const head = `{"name":${json(name)},"size":${isDir ? 0 : c.sizes[i]!},"is_dir":${isDir},"modified":"${modified}","created":"${created}"`;
   const rest = hashes ? `"hashinfo":${json(json(hashes))},"hash_info":${hashInfoJson(hashes)}}` : NO_HASHES;
-  return `${head},"sign":${e.isDir || !sign ? '""' : json(sign)},"thumb":${thumb ? json(thumb) : '""'},"type":${e.isDir ? 1 : fileType(e.name)},${rest}`;
+  return `${head},"sign":${isDir || !sign ? '""' : json(sign)},"thumb":${thumb ? json(thumb) : '""'},"type":${isDir ? 1 : fileType(name)},${rest}`;
 }

@@ -56,32 +56,33 @@ export function fsRoutes(app: HttpApp, { fs, links, thumbs, tasks: queue, folder
     await access.requireAccess(user, full, true, req.body.password, req.ip, user.basePath);
     const dir = await fs.stat(full);
     if (!dir.isDir) throw badRequest('not a folder');
-    const entries = await fs.listed(full, await access.visibleIn(user, full));
+    const { cols, rows } = await fs.listed(full, await access.visibleIn(user, full));
     const { offset, limit } = paging(req.body);
-    const slice = limit === null ? entries : entries.slice(offset, offset + limit);
+    const page = limit === null ? rows : rows.slice(offset, offset + limit);
     // one settings read per listing, then plain calls: no promise or query per entry
-    const sign = await links.signer(await access.dirNeedsSign(full), slice.length);
+    const sign = await links.signer(await access.dirNeedsSign(full), page.length);
     const prefix = full === '/' ? '/' : `${full}/`;
     const thumbBase = `${await links.site(requestOrigin(req))}/d${encodePath(prefix)}`;
     const texts = await access.folderTexts(full);
     const write = await access.canWriteIn(user, full);
-    const tail = `],"total":${entries.length},"readme":${JSON.stringify(texts.readme)},"header":${JSON.stringify(texts.header)},"write":${write},"provider":${JSON.stringify(dir.storage?.record.driver ?? 'unknown')}}}`;
+    const tail = `],"total":${rows.length},"readme":${JSON.stringify(texts.readme)},"header":${JSON.stringify(texts.header)},"write":${write},"provider":${JSON.stringify(dir.storage?.record.driver ?? 'unknown')}}}`;
     // the reply of `ok({content, total, readme, header, write, provider})` (FsListSchema), written in pieces of
-    // LIST_PIECE entries: only the page is signed and presented, a piece at a time, the loop free in between
+    // LIST_PIECE rows: only the page is signed and presented, a piece at a time, the loop free in between
     const time = isoTimes();
-    const present = (e: Entry) => {
-      if (e.isDir) return objJson(e, '', '', time);
-      const s = sign(prefix + e.name);
-      const thumb = thumbs.has(e.name) ? `${thumbBase}${encodeURIComponent(e.name)}?type=thumb&v=${thumbs.version(e)}${s ? `&sign=${encodeURIComponent(s)}` : ''}` : '';
-      return objJson(e, s, thumb, time);
+    const present = (i: number) => {
+      if (cols.dirs[i] === 1) return objJson(cols, i, '', '', time);
+      const name = cols.names[i]!;
+      const s = sign(prefix + name);
+      const thumb = thumbs.has(name) ? `${thumbBase}${encodeURIComponent(name)}?type=thumb&v=${thumbs.version(cols.sizes[i]!, cols.mtimes[i]!)}${s ? `&sign=${encodeURIComponent(s)}` : ''}` : '';
+      return objJson(cols, i, s, thumb, time);
     };
     function* pieces(): Generator<string> {
       let head = '{"code":200,"message":"success","data":{"content":[';
-      for (let i = 0; i < slice.length; i += LIST_PIECE) {
-        yield head + slice.slice(i, i + LIST_PIECE).map(present).join(',');
+      for (let i = 0; i < page.length; i += LIST_PIECE) {
+        yield head + page.slice(i, i + LIST_PIECE).map(present).join(',');
         head = ',';
       }
-      yield slice.length ? tail : head + tail;
+      yield page.length ? tail : head + tail;
     }
     return sendJsonPieces(reply, pieces());
   });

@@ -5,11 +5,12 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { compareListed } from '../../lib/name-order.js';
+import { listedOrder } from '../../lib/name-order.js';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
-import { isDriverError, pathExists, type Entry, type StorageDriver } from '../storages/drivers/index.js';
+import { isDriverError, pathExists, type Entry, type EntryColumns, type StorageDriver } from '../storages/drivers/index.js';
+import { concatColumns, entryColumns } from '../storages/drivers/columns.js';
 import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
 import { NO_COMPANIONS, type CompanionFiles, type TreeChange, type TreeObserver } from './fs.ports.js';
 import { baseName, isWithin, joinPath, parentOf } from '../../lib/paths.js';
@@ -22,6 +23,12 @@ export interface Located {
   storage: MountedStorage;
   driver: StorageDriver;
   inner: string;
+}
+
+/** A folder as a listing shows it: the rows of `cols` to show, in order (folders first, then by name). */
+export interface Listing {
+  cols: EntryColumns;
+  rows: number[];
 }
 
 export interface TransferProgress {
@@ -139,20 +146,7 @@ export class FsService {
 
   /** Directory listing: the owning storage's entries plus mount points below `full`. */
   async list(full: string): Promise<Entry[]> {
-    const virt = await this.storages.virtualChildren(full);
-    const owner = await this.storages.owner(full);
-    let entries: Entry[] = [];
-    if (owner?.storage.driver) {
-      try {
-        entries = await owner.storage.driver.list(owner.inner);
-      } catch (err) {
-        if (!(isDriverError(err, 'not_found') && virt.length > 0)) throw err;
-      }
-    } else if (owner && virt.length === 0) {
-      throw new AppError(500, `storage ${owner.storage.record.mountPath} is unavailable: ${owner.storage.status}`);
-    } else if (!owner && virt.length === 0 && full !== '/') {
-      throw notFound('object not found');
-    }
+    const { got: entries, virt } = await this.fromOwner(full, (d, inner) => d.list(inner), []);
     if (virt.length === 0) return entries;
     const shadowed = new Set(virt.map((v) => v.name));
     const merged = entries.filter((e) => !shadowed.has(e.name));
@@ -161,22 +155,51 @@ export class FsService {
   }
 
   /**
-   * `list` as a listing shows it: the entries `visible` keeps, folders first then by name (`compareListed`, the
-   * order paging relies on). Drivers mostly list in that order already: it is checked a slice at a time, the
-   * event loop free in between, and the entries are sorted only when they are not.
+   * `list` as a listing shows it, without an object per entry: the storage's columns (`listColumns`, or its
+   * entries as columns) with the mount points below `full` as more rows, and the rows `visible` keeps, folders
+   * first then by name (`compareListed`, the order paging relies on). Drivers mostly list in that order already:
+   * it is checked a slice at a time, the event loop free in between, and the rows are sorted only when they are not.
    */
-  async listed(full: string, visible: (name: string) => boolean): Promise<Entry[]> {
-    const all = await this.list(full);
-    const out: Entry[] = [];
+  async listed(full: string, visible: (name: string) => boolean): Promise<Listing> {
+    const { got, virt } = await this.fromOwner(full, async (d, inner) => (d.listColumns ? d.listColumns(inner) : entryColumns(await d.list(inner))), null);
+    let cols = got ?? entryColumns([]);
+    const stored = cols.names.length;
+    const shadowed = new Set(virt.map((v) => v.name));
+    if (virt.length) cols = concatColumns(cols, entryColumns(virt.map((v) => virtualDir(v.name, v.storage.record.modified))));
+    const { names, dirs } = cols;
+    const rows: number[] = [];
     let sorted = true;
-    for (let i = 0; i < all.length; i++) {
+    for (let i = 0; i < names.length; i++) {
       if (i > 0 && i % ORDER_SLICE === 0) await nextTurn();
-      const e = all[i]!;
-      if (!visible(e.name)) continue;
-      if (sorted && out.length > 0 && compareListed(out[out.length - 1]!, e) > 0) sorted = false;
-      out.push(e);
+      const name = names[i]!;
+      if ((i < stored && shadowed.has(name)) || !visible(name)) continue;
+      if (sorted && rows.length > 0) {
+        const last = rows[rows.length - 1]!;
+        if (listedOrder(dirs[last] === 1, names[last]!, dirs[i] === 1, name) > 0) sorted = false;
+      }
+      rows.push(i);
     }
-    return sorted ? out : out.sort(compareListed);
+    if (!sorted) rows.sort((a, b) => listedOrder(dirs[a] === 1, names[a]!, dirs[b] === 1, names[b]!));
+    return { cols, rows };
+  }
+
+  /** What the storage owning `full` gives (`empty` when a mount point stands in for a missing folder), and the mount points below. */
+  private async fromOwner<T>(full: string, read: (driver: StorageDriver, inner: string) => Promise<T>, empty: T) {
+    const virt = await this.storages.virtualChildren(full);
+    const owner = await this.storages.owner(full);
+    let got = empty;
+    if (owner?.storage.driver) {
+      try {
+        got = await read(owner.storage.driver, owner.inner);
+      } catch (err) {
+        if (!(isDriverError(err, 'not_found') && virt.length > 0)) throw err;
+      }
+    } else if (owner && virt.length === 0) {
+      throw new AppError(500, `storage ${owner.storage.record.mountPath} is unavailable: ${owner.storage.status}`);
+    } else if (!owner && virt.length === 0 && full !== '/') {
+      throw notFound('object not found');
+    }
+    return { got, virt };
   }
 
   async mkdir(full: string): Promise<void> {

@@ -90,8 +90,8 @@ export class Thumbnails implements ThumbnailPort {
   }
 
   /** The cache key's version part of a thumbnail URL: changes whenever the file does. */
-  version(e: { size: number; modified: Date }): string {
-    return `${e.size.toString(36)}-${e.modified.getTime().toString(36)}`;
+  version(size: number, modifiedMs: number): string {
+    return `${size.toString(36)}-${modifiedMs.toString(36)}`;
   }
 
   async file(loc: Located, e: Pick<Entry, 'name' | 'size' | 'modified' | 'isDir'>): Promise<string | null> {

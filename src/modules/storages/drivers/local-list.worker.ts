@@ -5,7 +5,8 @@
  */
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { serveWorker } from '../../../lib/worker-pool.js';
-import { compareNames } from '../../../lib/name-order.js';
+import { listedOrder } from '../../../lib/name-order.js';
+import type { EntryColumns } from './types.js';
 
 export interface ListRequest {
   dir: string;
@@ -14,16 +15,11 @@ export interface ListRequest {
   tempPrefix: string;
 }
 
-/** Columns, one row per entry, folders first then by name. */
-export interface ListReply {
-  names: string[];
-  /** 1 folder, 0 anything else. */
-  dirs: Uint8Array;
-  sizes: Float64Array;
-  mtimes: Float64Array;
-  /** Birth time in ms, 0 when the file system does not keep it. */
-  births: Float64Array;
-}
+/**
+ * Columns, one row per entry, folders first then by name. Times are whole milliseconds rounded down, as the hash
+ * index keys them (Node's `st.mtime` would round); births NaN where the file system keeps none.
+ */
+export type ListReply = Omit<EntryColumns, 'hashes'>;
 
 function statOrLink(abs: string): Stats | null {
   try {
@@ -52,11 +48,11 @@ export function readFolder({ dir, showHidden, tempPrefix }: ListRequest): ListRe
     names.push(name);
     dirs.push(isDir);
     sizes.push(isDir ? 0 : st.size);
-    mtimes.push(st.mtimeMs);
-    births.push(st.birthtimeMs > 0 ? st.birthtimeMs : 0);
+    mtimes.push(Math.floor(st.mtimeMs));
+    births.push(st.birthtimeMs > 0 ? Math.floor(st.birthtimeMs) : NaN);
   }
   const n = names.length;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (dirs[a] === dirs[b] ? compareNames(names[a]!, names[b]!) : dirs[a] ? -1 : 1));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => listedOrder(dirs[a]!, names[a]!, dirs[b]!, names[b]!));
   const out: ListReply = { names: new Array<string>(n), dirs: new Uint8Array(n), sizes: new Float64Array(n), mtimes: new Float64Array(n), births: new Float64Array(n) };
   order.forEach((j, i) => {
     out.names[i] = names[j]!;

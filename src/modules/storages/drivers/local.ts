@@ -20,6 +20,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BasePendingWrite, type WriteHashing } from './pending.js';
 import { FileRangeStream, type RangeHooks } from './file-range.js';
 import type { ListReply, ListRequest } from './local-list.worker.js';
+import { entryAt } from './columns.js';
 import { WorkerPool } from '../../../lib/worker-pool.js';
 import {
   DriverError,
@@ -30,6 +31,7 @@ import {
   type StreamHasher,
   type DriverCapabilities,
   type Entry,
+  type EntryColumns,
   type HashIndex,
   type Hashes,
   type MoveOptions,
@@ -259,26 +261,22 @@ export class LocalDriver implements StorageDriver {
     if (!st.isDirectory()) throw new DriverError('not_a_directory', `not a directory: ${path}`, { path });
   }
 
-  async list(path: string): Promise<Entry[]> {
-    const dir = this.abs(path);
-    let got: ListReply;
+  async listColumns(path: string): Promise<EntryColumns> {
     try {
-      got = await listing.run({ dir, showHidden: this.showHidden, tempPrefix: TEMP_PREFIX });
+      return await listing.run({ dir: this.abs(path), showHidden: this.showHidden, tempPrefix: TEMP_PREFIX });
     } catch (e) {
       throw mapFsError(e, path);
     }
-    const { names, dirs, sizes, mtimes, births } = got;
+  }
+
+  async list(path: string): Promise<Entry[]> {
+    const cols = await this.listColumns(path);
     const prefix = path === '/' ? '/' : path + '/';
     const entries: Entry[] = [];
-    for (let i = 0; i < names.length; i++) {
+    for (let i = 0; i < cols.names.length; i++) {
       // a huge folder's entries are made a slice at a time, the event loop free in between
       if (i > 0 && i % LIST_SLICE === 0) await nextTurn();
-      // whole milliseconds rounded down (mtimeKey); a birth time equal to it says nothing more (readers fall back)
-      const mtime = Math.floor(mtimes[i]!);
-      const born = Math.floor(births[i]!);
-      const e: Entry = { name: names[i]!, path: prefix + names[i]!, size: sizes[i]!, isDir: dirs[i] === 1, modified: new Date(mtime) };
-      if (born > 0 && born !== mtime) e.created = new Date(born);
-      entries.push(e);
+      entries.push(entryAt(cols, i, prefix + cols.names[i]!));
     }
     return entries;
   }

@@ -28,6 +28,21 @@ export interface Entry {
   hashes?: Hashes;
 }
 
+/**
+ * A folder's entries as columns, row `i` one entry (`Entry` fields, no object per entry): what a huge listing is
+ * presented from. Times are whole milliseconds; `births[i]` is NaN when the birth time is unknown.
+ */
+export interface EntryColumns {
+  names: string[];
+  /** 1 folder, 0 anything else. */
+  dirs: Uint8Array;
+  sizes: Float64Array;
+  mtimes: Float64Array;
+  births: Float64Array;
+  /** Hashes the driver vouches for, per row (drivers that list them; absent = none for any row). */
+  hashes?: Array<Hashes | undefined>;
+}
+
 /** Inclusive byte range, like HTTP `Range: bytes=start-end`. `end` defaults to the last byte. */
 export interface ByteRange {
   start: number;
@@ -133,6 +148,8 @@ export interface StorageDriver {
   readonly hostPath?: string;
 
   list(path: string): Promise<Entry[]>;
+  /** `list` as columns (no object per entry), for drivers that read folders that way; in `list`'s order. */
+  listColumns?(path: string): Promise<EntryColumns>;
   stat(path: string): Promise<Entry>;
   /** Whole file, or an inclusive range that must lie inside the file (`invalid_range` otherwise). */
   read(path: string, range?: ByteRange): Promise<Readable>;
