@@ -1,10 +1,11 @@
 /**
  * How rclone 1.60's webdav backend (Debian) verifies transfers against Ferry, on both databases, read from
  * rclone's own debug output. Both vendors send `OC-Checksum: SHA1:…` with every PUT: Ferry computes that
- * digest besides the storage's `hash_on_write` ones, refuses the PUT on a mismatch and records it, so every
- * upload is checked by hash on the server. rclone then compares one digest itself (after each copy and in
- * `rclone check`): nextcloud the SHA-1 it declared; owncloud MD5, which Ferry has only where the storage
- * records it on write (else rclone logs "Dst hash empty" and falls back to sizes).
+ * digest besides the storage's `hash_on_write` ones, refuses the PUT on a mismatch, and records MD5 and SHA-1
+ * for such a client, so every upload is checked by hash on the server and rclone's own comparison after each
+ * copy and in `rclone check` (nextcloud SHA-1, owncloud MD5) is by hash too, whatever `hash_on_write` says.
+ * A file Ferry got another way (here the API, storage default SHA-256 only) has no MD5 until it is read whole:
+ * rclone's first download compares sizes, Ferry learns the digests from that read, and the next check is by hash.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomFillSync } from 'node:crypto';
@@ -12,6 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import { ADMIN_PASSWORD, forEachDialect, requireCommand, type Harness } from '../support/harness.js';
 import { basic, dav, propfindProps, propText, rcloneEnv, runClient } from './support.js';
 
@@ -48,25 +50,26 @@ function sourceTree(): Source {
 forEachDialect('webdav: rclone verifies transfers by hash', (h: () => Harness) => {
   let url = '';
   before(async () => {
-    const md5Root = join(h().dataDir, 'md5-root');
-    mkdirSync(md5Root);
-    const r = await h().post('/api/admin/storage/create', { mount_path: '/md5', driver: 'local', addition: { root_folder_path: md5Root, hash_on_write: 'md5,sha256' } }, { token: await h().adminToken() });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
     await h().app.listen({ host: '127.0.0.1', port: 0 });
     const addr = h().app.server.address();
     assert.ok(addr && typeof addr === 'object');
     url = `http://127.0.0.1:${addr.port}/dav/`;
   });
 
-  // [vendor, folder under /dav, the digest rclone compares, whether Ferry has it]
+  /** The `oc:checksums` Ferry reports for a file under /dav. */
+  const checksums = async (path: string): Promise<string> => {
+    const pf = await dav(h(), 'PROPFIND', `/dav/${path.split('/').map(encodeURIComponent).join('/')}`, { auth: ADMIN, headers: { depth: '0' }, body: propfindProps('<oc:checksums/>') });
+    assert.equal(pf.status, 207, pf.body);
+    return propText(pf.body, 'checksum') ?? '';
+  };
+
+  // [vendor, folder under /dav, the digest rclone compares]; the storage records SHA-256 alone on write
   const cases = [
-    ['nextcloud', 'nc', 'sha1', true],
-    ['owncloud', 'oc', 'md5', false],
-    ['owncloud', 'md5/oc', 'md5', true],
+    ['nextcloud', 'nc', 'sha1'],
+    ['owncloud', 'oc', 'md5'],
   ] as const;
-  for (const [vendor, folder, compared, known] of cases) {
-    const storage = folder.startsWith('md5/') ? 'hash_on_write md5,sha256' : 'hash_on_write default (sha256)';
-    test(`rclone copy and check, vendor ${vendor}, ${storage}: every PUT declares SHA-1 and Ferry checks it; rclone compares ${compared} ${known ? 'itself' : '(absent: sizes)'}`, T, async () => {
+  for (const [vendor, folder, compared] of cases) {
+    test(`rclone copy and check, vendor ${vendor}, hash_on_write default (sha256): every PUT declares SHA-1 and Ferry checks it; rclone compares ${compared} itself`, T, async () => {
       requireCommand('rclone', 'rclone');
       const src = sourceTree();
       const env = await rcloneEnv(url, vendor, scratch());
@@ -77,20 +80,38 @@ forEachDialect('webdav: rclone verifies transfers by hash', (h: () => Harness) =
       assert.match(check.out, /0 differences found/);
       assert.match(check.out, new RegExp(`${src.files.size} matching files`));
       assert.match(check.out, new RegExp(`Using ${compared} for hash comparisons`));
+      assert.doesNotMatch(check.out, /hashes could not be checked/);
       for (const [rel, sums] of src.files) {
-        // the declared SHA-1 was computed from the bytes received and recorded (the storage alone would not record it)
-        const pf = await dav(h(), 'PROPFIND', `/dav/${folder}/${rel.split('/').map(encodeURIComponent).join('/')}`, { auth: ADMIN, headers: { depth: '0' }, body: propfindProps('<oc:checksums/>') });
-        assert.equal(pf.status, 207, pf.body);
-        assert.match(propText(pf.body, 'checksum') ?? '', new RegExp(`^SHA1:${sums.sha1} `), `${rel}: ${pf.body}`);
+        // both digests were computed from the bytes received and recorded (the storage alone records SHA-256)
+        const known = await checksums(`${folder}/${rel}`);
+        assert.match(known, new RegExp(`(^| )SHA1:${sums.sha1}( |$)`), `${rel}: ${known}`);
+        assert.match(known, new RegExp(`(^| )MD5:${sums.md5}( |$)`), `${rel}: ${known}`);
         // rclone's own comparison after the copy and in check
         const line = `${rel}: ${compared} = ${sums[compared]} OK`;
-        for (const out of [copy.out, check.out]) {
-          if (known) assert.ok(out.includes(line), `${line} in ${out.slice(-4000)}`);
-          else assert.ok(out.includes(`${rel}: Dst hash empty`), `${rel}: Dst hash empty in ${out.slice(-4000)}`);
-        }
+        for (const out of [copy.out, check.out]) assert.ok(out.includes(line), `${line} in ${out.slice(-4000)}`);
       }
-      if (known) assert.doesNotMatch(check.out, /hashes could not be checked/);
-      else assert.match(check.out, new RegExp(`${src.files.size} hashes could not be checked`));
     });
   }
+
+  test('a file uploaded through the API (SHA-256 only): rclone owncloud downloads it comparing sizes; Ferry learns MD5 from that read, and the next check is by hash', T, async () => {
+    requireCommand('rclone', 'rclone');
+    const body = randomFillSync(Buffer.alloc(256 * 1024 + 7));
+    const md5 = createHash('md5').update(body).digest('hex');
+    const headers = { authorization: await h().adminToken(), 'file-path': encodeURIComponent('/api-up/one.bin'), 'content-type': 'application/octet-stream' };
+    const up = await h().app.inject({ method: 'PUT', url: '/api/fs/put', headers, payload: body });
+    assert.equal(up.statusCode, 200, up.body);
+    assert.doesNotMatch(await checksums('api-up/one.bin'), /MD5:/);
+    const env = await rcloneEnv(url, 'owncloud', scratch());
+    const dest = join(scratch(), 'down');
+    const copy = await runClient('rclone', ['copy', 'd:api-up', dest, '-vv'], { env });
+    assert.equal(copy.status, 0, copy.out.slice(-4000));
+    assert.ok(copy.out.includes('one.bin: Src hash empty') || copy.out.includes('one.bin: Dst hash empty') || /hash.*empty|could not be checked/i.test(copy.out), copy.out.slice(-4000));
+    // the index records what it learnt once the read has ended, after the response
+    const learnt = new RegExp(`(^| )MD5:${md5}( |$)`);
+    assert.match(await eventually(() => checksums('api-up/one.bin'), (v) => learnt.test(v)), learnt);
+    const check = await runClient('rclone', ['check', dest, 'd:api-up', '-vv'], { env });
+    assert.equal(check.status, 0, check.out.slice(-4000));
+    assert.ok(check.out.includes(`one.bin: md5 = ${md5} OK`), check.out.slice(-4000));
+    assert.doesNotMatch(check.out, /hashes could not be checked/);
+  });
 });

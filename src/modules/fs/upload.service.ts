@@ -16,7 +16,7 @@ import { badRequest, forbidden, preconditionFailed } from '../../lib/errors.js';
 import { etagOf } from './serve-file.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { byteCounter } from '../../lib/streams.js';
-import { isDriverError, pathExists, type Hashes } from '../storages/drivers/index.js';
+import { isDriverError, pathExists, type HashName, type Hashes } from '../storages/drivers/index.js';
 import { taskKind } from '../tasks/task-definition.js';
 import type { TaskQueue } from '../tasks/tasks.service.js';
 import { Perm, type User } from '../users/user.model.js';
@@ -34,6 +34,8 @@ export interface UploadSpec {
   size?: number;
   mtime?: Date;
   expectedHashes: Hashes;
+  /** Digests to record besides the storage's `hash_on_write` (a WebDAV client's own comparison). */
+  alsoHash?: readonly HashName[];
   /** `If-Match`: the ETag (as `/d/` gives it) the file must still have, so an edit never overwrites a newer one. */
   ifMatch?: string;
   /**
@@ -181,7 +183,7 @@ export class UploadService {
 
   /** The upload without companions: the driver hashes the bytes on their way in. */
   private async storePlain(spec: UploadSpec, { driver, inner }: Located, body: Readable | AsyncIterable<Uint8Array>): Promise<void> {
-    const pending = await driver.beginWrite(inner, { size: spec.size, overwrite: spec.overwrite, mtime: spec.mtime, expectedHashes: spec.expectedHashes });
+    const pending = await driver.beginWrite(inner, { size: spec.size, overwrite: spec.overwrite, mtime: spec.mtime, expectedHashes: spec.expectedHashes, alsoHash: spec.alsoHash });
     try {
       await pending.pipeFrom(body);
       await pending.commit();

@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { badRequest, forbidden } from '../../lib/errors.js';
+import { HASH_HEX_LENGTH } from '../../lib/hashes.js';
 import { assertSafeName } from '../../lib/path-safety.js';
 import { baseName, isWithin, parentOf } from '../../lib/paths.js';
 import { serveFile } from '../fs/serve-file.js';
@@ -36,6 +37,9 @@ export async function get(ctx: DavContext) {
   return serveFile(req, reply, driver, inner, e, { etag: davEtag(e), inline: true });
 }
 
+/** The digests ownCloud-dialect clients compare after a transfer (rclone: owncloud MD5, nextcloud SHA-1). */
+const OC_COMPARED = ['md5', 'sha1'] as const;
+
 /** `OC-Checksum: SHA1:… MD5:…` → declared hashes (checked at commit; a mismatch stores nothing). */
 function ocChecksum(h: string | undefined): Hashes {
   const out: Hashes = {};
@@ -44,7 +48,7 @@ function ocChecksum(h: string | undefined): Hashes {
     const m = /^(sha1|md5|sha256|sha-1|sha-256):([0-9a-f]+)$/i.exec(part);
     if (!m) continue;
     const alg = m[1]!.toLowerCase().replace('-', '') as keyof Hashes;
-    const width = { md5: 32, sha1: 40, sha256: 64 }[alg];
+    const width = HASH_HEX_LENGTH[alg];
     if (m[2]!.length !== width) throw badRequest(`OC-Checksum: ${alg} must be ${width} hex digits`);
     out[alg] = m[2]!.toLowerCase();
   }
@@ -80,8 +84,12 @@ export async function put(ctx: DavContext) {
     if (!Number.isFinite(s) || s < 0) throw badRequest('X-OC-Mtime: must be Unix seconds');
     mtime = new Date(Math.round(s * 1000));
   }
-  // the storage's digests (hash_on_write) plus the one the client declares, checked before the file is visible
-  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(ctx.header('oc-checksum')) }, ctx.req.raw);
+  // The storage's digests (hash_on_write) plus the one the client declares, checked before the file is visible.
+  // A client declaring OC-Checksum speaks the ownCloud dialect and compares a digest of its own afterwards
+  // (rclone: nextcloud SHA-1, owncloud MD5): both are recorded, so its check is by hash, not by size.
+  const declared = ctx.header('oc-checksum');
+  const alsoHash = declared === undefined ? undefined : OC_COMPARED;
+  await deps.uploads.store({ full, overwrite: true, asTask: false, size, mtime, expectedHashes: ocChecksum(declared), alsoHash }, ctx.req.raw);
   const now = await ctx.exists(full);
   if (now) ctx.reply.header('ETag', davEtag(now));
   if (mtime) ctx.reply.header('X-OC-MTime', 'accepted');

@@ -52,7 +52,7 @@ export abstract class BasePendingWrite implements PendingWrite {
     this.expected = normalizeHashes(opts.expectedHashes);
     // a declared digest is always checked, whatever the storage records on write
     const declared = HASH_NAMES.filter((n) => this.expected[n]);
-    const compute = opts.computeHashes ?? HASH_NAMES.filter((n) => hashing.onWrite.includes(n) || declared.includes(n));
+    const compute = opts.computeHashes ?? HASH_NAMES.filter((n) => hashing.onWrite.includes(n) || declared.includes(n) || opts.alsoHash?.includes(n));
     this.hasher = compute.length ? hashing.engine(compute, this.declaredSize) : null;
     this.stream = new Writable({
       // what may wait here while a full batch waits for the previous one to be stored

@@ -62,6 +62,8 @@ export interface WriteOptions {
    * Pass `[]` when the caller hashes the stream itself and hands the digests to `commit`.
    */
   computeHashes?: readonly HashName[];
+  /** Kinds hashed besides that default (what a client will compare afterwards); recorded like the rest. */
+  alsoHash?: readonly HashName[];
   /** Hashes declared up front (e.g. `X-File-Sha256`); checked at commit against computed ones. */
   expectedHashes?: Hashes;
 }
