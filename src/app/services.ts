@@ -86,7 +86,9 @@ export interface Services {
 export function buildServices(o: { config: Config; database: Database; logger: Logger; secret: Uint8Array; version: string }): Services {
   const { config, database, logger, version } = o;
   const { db } = database;
-  const settings = new SettingsService(new SettingsRepo(db));
+  // the small cached tables reload on a connection of their own (PostgreSQL), never queued behind requests
+  const cacheReads = database.cacheDb ?? db;
+  const settings = new SettingsService(new SettingsRepo(db, cacheReads));
   const usersRepo = new UsersRepo(db);
   const lockout = new Lockout(db);
   const twoFactor = new TwoFactorService(db, usersRepo, settings, lockout);
@@ -94,8 +96,8 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const sshKeysRepo = new SshKeysRepo(db);
   const hashes = new HashIndexService(new HashIndexRepo(db), logger);
   // the digests of every write (hash index) are computed on the seeds' worker pool, off the event loop
-  const storages = new StorageRegistry(new StoragesRepo(db), hashes, logger, (names, size) => wholeFileDigests(names, size));
-  const metas = new MetasService(new MetasRepo(db));
+  const storages = new StorageRegistry(new StoragesRepo(db, cacheReads), hashes, logger, (names, size) => wholeFileDigests(names, size));
+  const metas = new MetasService(new MetasRepo(db, cacheReads));
   const folderAccess = new FolderAccess(metas, lockout);
   const fs = new FsService(storages, sidecarCompanions({ settings }));
   const search = new SearchService({ repo: new SearchRepo(db, database.dialect, database.sqlite, database.searchDb), access: folderAccess, storages, settings, logger });

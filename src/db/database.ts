@@ -24,13 +24,20 @@ export interface Database {
    * pool's connections. Read-only statements outside transactions only.
    */
   searchDb?: Kysely<DB>;
+  /**
+   * PostgreSQL only: one connection of its own for the reloads of the small cached tables (settings, metas,
+   * storage versions: SharedCache), so they never queue behind the main pool's requests and a cache that is due
+   * never makes a request wait for the whole queue. Read-only statements outside transactions only.
+   */
+  cacheDb?: Kysely<DB>;
   close(): Promise<void>;
 }
 
 
-/** PostgreSQL connections: the main pool, and the search pool (see Database.searchDb). */
+/** PostgreSQL connections: the main pool, the search pool and the cached reads' (see Database.searchDb, cacheDb). */
 export const POOL = 10;
 const SEARCH_POOL = 3;
+const CACHE_POOL = 1;
 
 /** Opens the database; each engine's driver is loaded only when used (pg alone costs ~15 MB). */
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string; onPoolError?: (e: Error) => void }): Promise<Database> {
@@ -53,7 +60,8 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
     };
     const db = open(POOL);
     const searchDb = open(SEARCH_POOL);
-    return { db, dialect: 'postgres', searchDb, close: async () => void (await Promise.all([db.destroy(), searchDb.destroy()])) };
+    const cacheDb = open(CACHE_POOL);
+    return { db, dialect: 'postgres', searchDb, cacheDb, close: async () => void (await Promise.all([db.destroy(), searchDb.destroy(), cacheDb.destroy()])) };
   }
   const { default: SQLite } = await import('better-sqlite3');
   const sqlite = new SQLite(join(opts.dataDir, 'ferry.db'));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import { POOL } from '../../src/db/database.js';
+import { MAX_STALE_MS } from '../../src/lib/shared-cache.js';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
 import { forEachDialect, type Harness } from '../support/harness.js';
 import { buildIndex, names, runIndexTask, search } from './support.js';
@@ -274,6 +275,42 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
       assert.equal(queued, false, 'the main pool was busy meanwhile');
       assert.deepEqual(r.rows.map((x) => x.path).sort(), ['/alice/alice-secret-xyz.txt', '/bob/bob-notes-xyz.txt', '/bob/deep/er/bob-deep-xyz.bin']);
       assert.equal(r.total, 3);
+      release();
+      await waiting;
+    } finally {
+      release();
+      await Promise.all(holders);
+    }
+  });
+
+  test('PostgreSQL: a search whose settings, metas and storages are due for a reload answers while the main pool is taken (those reloads have a connection of their own)', async (t) => {
+    const { db, dialect } = h().ctx.database;
+    if (dialect !== 'postgres') return t.skip('SQLite has one connection and no pool');
+    const user = (await h().ctx.usersRepo.byUsername('bob'))!;
+    assert.equal((await h().ctx.search.search(user, { parent: '/', keywords: 'xyz', page: 1, per_page: 10 })).total, 2);
+    // every cached table older than the hard bound: the next search must wait for their reloads
+    await new Promise((r) => setTimeout(r, MAX_STALE_MS + 100));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    let taken!: () => void;
+    const allTaken = new Promise<void>((r) => (taken = r));
+    const holders = Array.from({ length: POOL }, () =>
+      db.connection().execute(async () => {
+        if (++held === POOL) taken();
+        await gate;
+      }),
+    );
+    let queued = false;
+    try {
+      await allTaken;
+      const waiting = sql`select 1`.execute(db).then(() => (queued = true));
+      // a deadlock guard, not a timing assertion: were the reloads on the main pool, the search would wait for ever
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
+      const r = await Promise.race([h().ctx.search.search(user, { parent: '/', keywords: 'xyz', page: 1, per_page: 10 }), stuck]).finally(() => clearTimeout(guard));
+      assert.equal(queued, false, 'the main pool was busy meanwhile');
+      assert.equal(r.total, 2);
       release();
       await waiting;
     } finally {

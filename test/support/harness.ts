@@ -48,6 +48,14 @@ export class Harness {
     return this;
   }
 
+  /** A second instance on `other`'s database (its own data dir; `other` drops the database). */
+  async startBeside(other: Harness): Promise<this> {
+    this.dataDir = mkdtempSync(join(tmpdir(), 'ferry-test-'));
+    this.db = { url: other.db.url, drop: async () => {} };
+    await this.open();
+    return this;
+  }
+
   /** (Re)opens the app on the same data dir and database, as a restart would. */
   async open(): Promise<void> {
     const config = loadConfig({

@@ -6,10 +6,14 @@ export type MetaValues = Omit<Insertable<MetasTable>, 'id'>;
 
 /** Kysely queries for the metas table; no rules. */
 export class MetasRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** Where `all` reads (PostgreSQL: the connection of the cached reads, see Database.cacheDb); else `db`. */
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   all(): Promise<MetaRow[]> {
-    return this.db.selectFrom('metas').selectAll().orderBy('path').orderBy('id').execute();
+    return this.reads.selectFrom('metas').selectAll().orderBy('path').orderBy('id').execute();
   }
 
   async page(offset: number, limit: number | null): Promise<{ rows: MetaRow[]; total: number }> {

@@ -1,12 +1,13 @@
 /**
  * Metas: per-folder rules (OpenList's), stored in the database and served to the fs access layer through the
- * `FolderRules` port. Every instance re-reads the (small) table at most every CACHE_MS, so a change made on one
- * instance holds on all within a second.
+ * `FolderRules` port. Every instance re-reads the (small) table every CACHE_MS while it is used (SharedCache), so a
+ * change made on one instance holds on all within about a second, and never later than MAX_STALE_MS.
  */
 import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { cleanPath } from '../../lib/path-safety.js';
 import { parentOf } from '../../lib/paths.js';
 import { compileSafeRegex } from '../../lib/safe-regex.js';
+import { SharedCache } from '../../lib/shared-cache.js';
 import type { FolderMeta, FolderRules } from '../fs/fs.ports.js';
 import type { MetaRow, MetasRepo, MetaValues } from './metas.repo.js';
 import type { MetaInputValues, MetaView } from './metas.schemas.js';
@@ -59,18 +60,14 @@ export function presentMeta(r: MetaRow): MetaView {
 }
 
 export class MetasService implements FolderRules {
-  private cache: { at: number; byPath: Map<string, FolderMeta> } | null = null;
-  private generation = 0;
+  private readonly cache: SharedCache<Map<string, FolderMeta>>;
 
-  constructor(private readonly repo: MetasRepo) {}
+  constructor(private readonly repo: MetasRepo) {
+    this.cache = new SharedCache({ load: async () => new Map((await repo.all()).map((r) => [r.path, toRule(r)])), freshMs: CACHE_MS });
+  }
 
-  private async rules(): Promise<Map<string, FolderMeta>> {
-    if (this.cache && Date.now() - this.cache.at <= CACHE_MS) return this.cache.byPath;
-    const at = Date.now();
-    const gen = this.generation;
-    const byPath = new Map((await this.repo.all()).map((r) => [r.path, toRule(r)]));
-    if (gen === this.generation) this.cache = { at, byPath };
-    return byPath;
+  private rules(): Promise<Map<string, FolderMeta>> {
+    return this.cache.get();
   }
 
   async nearest(full: string): Promise<FolderMeta | null> {
@@ -121,8 +118,7 @@ export class MetasService implements FolderRules {
   }
 
   private invalidate(): void {
-    this.cache = null;
-    this.generation++;
+    this.cache.invalidate();
   }
 }
 

@@ -16,7 +16,8 @@ import type { FolderAccess } from '../fs/access.js';
 import type { TreeChange, TreeObserver } from '../fs/fs.ports.js';
 import { fileType } from '../fs/fs.present.js';
 import type { SettingsReader } from '../settings/settings.service.js';
-import type { Entry, StorageDriver } from '../storages/drivers/index.js';
+import { entryColumns } from '../storages/drivers/columns.js';
+import type { Entry, EntryColumns, StorageDriver } from '../storages/drivers/index.js';
 import type { MountedStorage, StorageRegistry } from '../storages/storages.service.js';
 import type { User } from '../users/user.model.js';
 import type { IndexedNode, SearchArea, SearchRepo } from './search.repo.js';
@@ -254,9 +255,10 @@ export class SearchService implements TreeObserver {
     // up to `ahead` are in flight, taken from the top of the stack (a paced walk lists one folder at a time below
     // 4 listings a second).
     const ahead = Math.min(LIST_AHEAD, Math.max(1, Math.floor(o.listRate || LIST_AHEAD)));
-    const inflight: { dir: string; depth: number; entries: Promise<Entry[] | null> }[] = [];
+    const inflight: { dir: string; depth: number; entries: Promise<EntryColumns | null> }[] = [];
+    // columns in any order (no object per entry, no collation sort): every entry becomes a row whatever its place
     const list = (dir: string) =>
-      driver.list(dir).catch((e: unknown) => {
+      (driver.listColumns ? driver.listColumns(dir, { unordered: true }) : driver.list(dir).then(entryColumns)).catch((e: unknown) => {
         this.deps.logger.warn({ err: (e as Error).message, storage: m.record.mountPath, dir }, 'search index: a folder could not be listed');
         return null;
       });
@@ -269,16 +271,19 @@ export class SearchService implements TreeObserver {
         for (const w of wave) inflight.push({ ...w, entries: list(w.dir) });
       }
       const { dir, depth, entries: pendingList } = inflight.shift()!;
-      const entries = await pendingList;
-      if (!entries) continue;
+      const cols = await pendingList;
+      if (!cols) continue;
       const seen = new Set<string>();
-      for (const e of entries) {
-        const p = joinPath(dir, e.name);
+      const prefix = dir === '/' ? '/' : `${dir}/`;
+      for (let i = 0; i < cols.names.length; i++) {
+        const name = cols.names[i]!;
+        const p = prefix + name;
         if (skip(p)) continue;
-        seen.add(e.name);
-        pending.push(node(id, p, e, dir));
+        const isDir = cols.dirs[i] === 1;
+        if (o.reconcile) seen.add(name);
+        pending.push({ storageId: id, path: p, parent: dir, name, isDir, size: isDir ? 0 : cols.sizes[i]!, modified: cols.mtimes[i]! });
         count++;
-        if (e.isDir && depth < o.maxDepth) stack.push({ dir: p, depth: depth + 1 });
+        if (isDir && depth < o.maxDepth) stack.push({ dir: p, depth: depth + 1 });
       }
       if (o.reconcile) {
         for (const [name] of await this.deps.repo.children(id, dir)) if (!seen.has(name)) await this.deps.repo.removeTree(id, joinPath(dir, name));

@@ -3,10 +3,14 @@ import type { DB } from '../../db/schema.js';
 
 /** Kysely queries for the settings table; no rules. */
 export class SettingsRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** Where `all` reads (PostgreSQL: the connection of the cached reads, see Database.cacheDb); else `db`. */
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   async all(): Promise<Map<string, string>> {
-    const rows = await this.db.selectFrom('settings').select(['key', 'value']).execute();
+    const rows = await this.reads.selectFrom('settings').select(['key', 'value']).execute();
     return new Map(rows.map((r) => [r.key, r.value]));
   }
 

@@ -1,19 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../../lib/errors.js';
+import { SharedCache } from '../../lib/shared-cache.js';
 import type { SettingsRepo } from './settings.repo.js';
 import { SETTING_DEFS, SETTINGS_BY_KEY, type SettingDef, type SettingType } from './settings.defaults.js';
 import type { SettingView } from './settings.schemas.js';
 
 /**
- * How long a read of the settings table is reused. Short, so a change saved on one instance is
- * seen by every instance sharing the database within a second (worst case: this plus one query).
- * The cost is at most one small query (~20 rows) per instance per interval, only while settings
- * are being read.
+ * How long a read of the settings table is served before it is reloaded (in the background, see SharedCache),
+ * so a change saved on one instance is seen by every instance sharing the database within about this plus
+ * one query, and never later than MAX_STALE_MS. The cost is one small query (~20 rows) per instance per interval,
+ * only while settings are being read.
  */
 const CACHE_MS = 500;
 
-
-/** What most modules need of the settings: typed reads (cached for at most CACHE_MS). */
+/** What most modules need of the settings: typed reads (cached: CACHE_MS fresh, never older than MAX_STALE_MS). */
 export interface SettingsReader {
   get(key: string): Promise<string>;
   getBool(key: string): Promise<boolean>;
@@ -27,13 +27,11 @@ export function newAdminToken(): string {
 
 /** Settings stored in the database over the defaults of settings.defaults.ts. */
 export class SettingsService implements SettingsReader {
-  private cache: { at: number; values: Map<string, string> } | null = null;
-  /** The read in flight, shared by concurrent callers. */
-  private loading: Promise<Map<string, string>> | null = null;
-  /** Bumped by every local write: a read that started before it must not refill the cache. */
-  private generation = 0;
+  private readonly cache: SharedCache<Map<string, string>>;
 
-  constructor(private readonly repo: SettingsRepo) {}
+  constructor(private readonly repo: SettingsRepo) {
+    this.cache = new SharedCache({ load: () => repo.all(), freshMs: CACHE_MS });
+  }
 
   /**
    * Generates the admin API token once. Other settings are stored only when saved: an unsaved
@@ -51,31 +49,11 @@ export class SettingsService implements SettingsReader {
   }
 
   private invalidate(): void {
-    this.cache = null;
-    this.loading = null;
-    this.generation++;
+    this.cache.invalidate();
   }
 
-  private async values(): Promise<Map<string, string>> {
-    if (this.cache && Date.now() - this.cache.at <= CACHE_MS) return this.cache.values;
-    if (!this.loading) {
-      // `at` is taken before the query, so the cache never outlives the data it holds.
-      const at = Date.now();
-      const gen = this.generation;
-      const p = this.repo.all().then(
-        (values) => {
-          if (gen === this.generation) this.cache = { at, values };
-          if (this.loading === p) this.loading = null;
-          return values;
-        },
-        (e: unknown) => {
-          if (this.loading === p) this.loading = null;
-          throw e;
-        },
-      );
-      this.loading = p;
-    }
-    return this.loading;
+  private values(): Promise<Map<string, string>> {
+    return this.cache.get();
   }
 
   async get(key: string): Promise<string> {

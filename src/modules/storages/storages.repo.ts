@@ -42,7 +42,11 @@ function toRow(s: Omit<StorageRecord, 'id'>) {
 
 /** Kysely queries for storages; no rules. */
 export class StoragesRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** Where `versions` reads (PostgreSQL: the connection of the cached reads, see Database.cacheDb); else `db`. */
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   async all(): Promise<StorageRecord[]> {
     return (await this.db.selectFrom('storages').selectAll().orderBy('order').orderBy('id').execute()).map(toRecord);
@@ -50,7 +54,7 @@ export class StoragesRepo {
 
   /** `id → modified` of every storage: a cheap check whether another instance changed something. */
   async versions(): Promise<Map<number, number>> {
-    const rows = await this.db.selectFrom('storages').select(['id', 'modified']).execute();
+    const rows = await this.reads.selectFrom('storages').select(['id', 'modified']).execute();
     return new Map(rows.map((r) => [Number(r.id), Number(r.modified)]));
   }
 

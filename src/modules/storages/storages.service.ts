@@ -3,7 +3,7 @@
  * The longest mount path that prefixes a path owns it. A storage that fails to
  * initialise is kept with its error as `status` and never takes the service down.
  * Instances sharing a database notice each other's changes through `modified`
- * (checked at most once a second).
+ * (checked every REFRESH_MS while paths are resolved, in the background: see SharedCache).
  */
 import type { Logger } from 'pino';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
@@ -13,6 +13,7 @@ import type { HashIndexService } from '../hash-index/hash-index.service.js';
 import { SEED_POLICIES, type SeedPolicy, type StorageRecord } from './storage.model.js';
 import type { StoragesRepo } from './storages.repo.js';
 import { isWithin, relativeTo } from '../../lib/paths.js';
+import { SharedCache } from '../../lib/shared-cache.js';
 
 const REFRESH_MS = 1000;
 
@@ -82,8 +83,10 @@ async function probe(driver: StorageDriver): Promise<void> {
 export class StorageRegistry {
   private mounted = new Map<number, MountedStorage>();
   private versions = new Map<number, number>();
-  private checkedAt = 0;
-  private refreshing: Promise<void> | null = null;
+  /** The check for other instances' changes (`refresh`). */
+  private readonly check: SharedCache<void>;
+  /** Checks run one after another (a forced one waits for the one in flight): two would mount a storage twice. */
+  private checking: Promise<void> = Promise.resolve();
   /** Writes in progress (uploads, streamed copies): `close` lets them commit or clean up first. */
   private readonly writes = new Set<Promise<unknown>>();
 
@@ -93,13 +96,22 @@ export class StorageRegistry {
     private readonly logger: Logger,
     /** Computes the digests storages record on write (the worker-thread engine in the server). */
     private readonly hashEngine?: HashEngine,
-  ) {}
+  ) {
+    this.check = new SharedCache({
+      load: () => {
+        const run = this.checking.then(() => this.pickUpChanges());
+        this.checking = run.catch(() => undefined);
+        return run;
+      },
+      freshMs: REFRESH_MS,
+      onError: (e) => this.logger.warn({ err: String(e) }, 'checking the storages for changes failed'),
+    });
+  }
 
   /** Initialises every storage; errors are recorded per storage. */
   async loadAll(): Promise<void> {
     for (const r of await this.repo.all()) await this.mount(r);
     this.versions = await this.repo.versions();
-    this.checkedAt = Date.now();
   }
 
   /** Re-initialises every storage from the database (OpenList's "reload all"); removed ones are unmounted. */
@@ -138,25 +150,24 @@ export class StorageRegistry {
     await old?.driver?.close().catch(() => {});
   }
 
-  /** Picks up changes made by other instances (at most once per REFRESH_MS). */
+  /**
+   * Picks up changes made by other instances: `force`, now (the caller waits); else at most once per REFRESH_MS,
+   * the caller waiting only when the last check is older than MAX_STALE_MS.
+   */
   async refresh(force = false): Promise<void> {
-    if (!force && Date.now() - this.checkedAt < REFRESH_MS) return;
-    this.refreshing ??= (async () => {
-      try {
-        const now = await this.repo.versions();
-        for (const id of [...this.mounted.keys()]) if (!now.has(id)) await this.unmount(id);
-        const changed = [...now].filter(([id, mod]) => this.versions.get(id) !== mod || !this.mounted.has(id));
-        for (const [id] of changed) {
-          const r = await this.repo.byId(id);
-          if (r) await this.mount(r);
-        }
-        this.versions = now;
-        this.checkedAt = Date.now();
-      } finally {
-        this.refreshing = null;
-      }
-    })();
-    await this.refreshing;
+    if (force) this.check.invalidate();
+    await this.check.get();
+  }
+
+  private async pickUpChanges(): Promise<void> {
+    const now = await this.repo.versions();
+    for (const id of [...this.mounted.keys()]) if (!now.has(id)) await this.unmount(id);
+    const changed = [...now].filter(([id, mod]) => this.versions.get(id) !== mod || !this.mounted.has(id));
+    for (const [id] of changed) {
+      const r = await this.repo.byId(id);
+      if (r) await this.mount(r);
+    }
+    this.versions = now;
   }
 
   list(): MountedStorage[] {

@@ -13,6 +13,8 @@ export interface ListRequest {
   showHidden: boolean;
   /** Names starting with this are left out (in-flight writes). */
   tempPrefix: string;
+  /** In readdir's order (a walk indexing every entry): no collation sort. */
+  unordered?: boolean;
 }
 
 /**
@@ -23,17 +25,18 @@ export type ListReply = Omit<EntryColumns, 'hashes'>;
 
 function statOrLink(abs: string): Stats | null {
   try {
-    return statSync(abs);
+    // a name gone meanwhile (or a broken symlink) is no exception to build and throw on this path
+    return statSync(abs, { throwIfNoEntry: false }) ?? lstatSync(abs, { throwIfNoEntry: false }) ?? null;
   } catch {
     try {
       return lstatSync(abs);
     } catch {
-      return null; // gone meanwhile
+      return null;
     }
   }
 }
 
-export function readFolder({ dir, showHidden, tempPrefix }: ListRequest): ListReply {
+export function readFolder({ dir, showHidden, tempPrefix, unordered }: ListRequest): ListReply {
   // numbers are copied out of each Stats at once (nothing holds 100,000 Stats objects), then an index is sorted
   const names: string[] = [];
   const dirs: boolean[] = [];
@@ -52,6 +55,7 @@ export function readFolder({ dir, showHidden, tempPrefix }: ListRequest): ListRe
     births.push(st.birthtimeMs > 0 ? Math.floor(st.birthtimeMs) : NaN);
   }
   const n = names.length;
+  if (unordered) return { names, dirs: Uint8Array.from(dirs, Number), sizes: Float64Array.from(sizes), mtimes: Float64Array.from(mtimes), births: Float64Array.from(births) };
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => listedOrder(dirs[a]!, names[a]!, dirs[b]!, names[b]!));
   const out: ListReply = { names: new Array<string>(n), dirs: new Uint8Array(n), sizes: new Float64Array(n), mtimes: new Float64Array(n), births: new Float64Array(n) };
   order.forEach((j, i) => {

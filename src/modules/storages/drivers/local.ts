@@ -261,9 +261,9 @@ export class LocalDriver implements StorageDriver {
     if (!st.isDirectory()) throw new DriverError('not_a_directory', `not a directory: ${path}`, { path });
   }
 
-  async listColumns(path: string): Promise<EntryColumns> {
+  async listColumns(path: string, o?: { unordered?: boolean }): Promise<EntryColumns> {
     try {
-      return await listing.run({ dir: this.abs(path), showHidden: this.showHidden, tempPrefix: TEMP_PREFIX });
+      return await listing.run({ dir: this.abs(path), showHidden: this.showHidden, tempPrefix: TEMP_PREFIX, unordered: o?.unordered });
     } catch (e) {
       throw mapFsError(e, path);
     }

@@ -150,8 +150,11 @@ export interface StorageDriver {
   readonly hostPath?: string;
 
   list(path: string): Promise<Entry[]>;
-  /** `list` as columns (no object per entry), for drivers that read folders that way; in `list`'s order. */
-  listColumns?(path: string): Promise<EntryColumns>;
+  /**
+   * `list` as columns (no object per entry), for drivers that read folders that way; in `list`'s order, or in any
+   * order with `unordered` (a walk that indexes every entry: no collation sort).
+   */
+  listColumns?(path: string, o?: { unordered?: boolean }): Promise<EntryColumns>;
   stat(path: string): Promise<Entry>;
   /** Whole file, or an inclusive range that must lie inside the file (`invalid_range` otherwise). */
   read(path: string, range?: ByteRange): Promise<Readable>;
