@@ -2,8 +2,8 @@
  * The common seed input of the preview operations (contract §10.5, seed-formats.md §8.2):
  * `seed_data` (standard base64, ≤ 14 MiB of characters) with an optional `format` and
  * `file_name`, or the `path` of a stored sidecar the user can read (inside their base path, not
- * hidden from them nor in a folder a password guards, on a storage the server may stream). Decoding uses the format decoders and their limits; every
- * failure is a 400 naming the field.
+ * hidden from them nor in a folder a password guards, on a storage the server may stream).
+ * Decoding uses the format decoders and their limits; every failure is a 400 naming the field.
  */
 import { Type } from 'typebox';
 import type { SeedsDeps } from '../seeds.deps.js';

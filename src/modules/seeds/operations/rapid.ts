@@ -1,7 +1,8 @@
 /**
  * Rapid upload (contract §10.5): the content of a seed file is already stored somewhere the user
  * can read (inside their base path, not hidden from them, no folder password guarding it), found
- * by size plus any whole-file hash the seed has — MD5 alone (`.cas` seeds) is enough. Then a server-side copy, with zero bytes from outside Ferry:
+ * by size plus any whole-file hash the seed has — MD5 alone (`.cas` seeds) is enough. Then a
+ * server-side copy, with zero bytes from outside Ferry:
  *  - same storage: the driver's copy (e.g. copyFile with reflink, CopyObject);
  *  - another storage whose driver can copy from it (`copyFrom`, e.g. two S3 storages on one bucket);
  *  - otherwise the bytes stream from the other storage (still nothing from outside).
