@@ -107,7 +107,7 @@ export function buildServices(o: { config: Config; database: Database; logger: L
   const tasks = new TasksService(db, logger, usersRepo);
   const uploads = new UploadService({ fs, companions: sidecarUploads({ settings, writeSets, version }), tasks, spoolDir: join(config.dataDir, 'tmp') });
   const shares = new SharesService({ users: usersRepo, fs, lockout, folderAccess }, new SharesRepo(db));
-  const seeds: SeedsDeps = { fs, mounts: storages, settings, links, writeSets, tasks, shares, users: usersRepo, hashes, version };
+  const seeds: SeedsDeps = { fs, mounts: storages, settings, links, writeSets, tasks, shares, users: usersRepo, hashes, folderAccess, version };
   const offline: OfflineDeps = { settings, fs, uploads, links, tasks, users: usersRepo, folderAccess, workDir: join(config.dataDir, 'offline'), version };
   seeds.torrents = torrentHandOff(offline);
   return {

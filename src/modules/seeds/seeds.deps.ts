@@ -14,6 +14,7 @@ import type { UsersRepo } from '../users/users.repo.js';
 import type { User } from '../users/user.model.js';
 import type { Hashes } from '../storages/drivers/index.js';
 import type { TaskInfo } from '../tasks/tasks.schemas.js';
+import type { SeedFolderAccess } from './common/access.js';
 
 /** One file of a torrent handed to a BitTorrent tool: where the tool puts it, where it lands, what it must hash to. */
 export interface HandedFile {
@@ -52,6 +53,11 @@ export interface SeedsDeps {
   hashes: Pick<HashIndexService, 'find' | 'record' | 'forget'>;
   /** Ferry's version (`created by`, user agents). */
   version: string;
+  /**
+   * Folder rules (metas): hidden names and folder passwords on what seed operations read, hidden names on what
+   * they write (common/access.ts says which calls).
+   */
+  folderAccess: SeedFolderAccess;
   /** BitTorrent tools for torrent-only seeds (absent: none in this process). */
   torrents?: TorrentHandOff;
 }

@@ -1,7 +1,7 @@
 /** The seeds module's background tasks: `seed_generate` (large generations) and `offline_download`. */
 import { defineTask, type TaskDefinition } from '../tasks/task-definition.js';
-import { SEED_GENERATE_TASK, executeGeneration, prepareGeneration } from './generation/generate.js';
-import { OFFLINE_DOWNLOAD_TASK, checkUser, runOffline } from './operations/offline.js';
+import { SEED_GENERATE_TASK, authorizeGeneration, executeGeneration, prepareGeneration } from './generation/generate.js';
+import { OFFLINE_DOWNLOAD_TASK, authorizeOffline, runOffline } from './operations/offline.js';
 import type { SeedsDeps } from './seeds.deps.js';
 
 export function seedTasks(deps: SeedsDeps): TaskDefinition[] {
@@ -19,7 +19,7 @@ export function seedTasks(deps: SeedsDeps): TaskDefinition[] {
       onProgress: (done, total) => run.progress(done, total),
     });
     return { paths: r.paths, files: r.files, diagnostics: r.diagnostics };
-  });
-  const offline = defineTask(OFFLINE_DOWNLOAD_TASK, (payload, run) => runOffline(deps, payload, run), { authorize: (job, user) => void checkUser(user, job) });
+  }, { authorize: (payload, user) => authorizeGeneration(deps, user, payload.body) });
+  const offline = defineTask(OFFLINE_DOWNLOAD_TASK, (payload, run) => runOffline(deps, payload, run), { authorize: async (job, user) => void (await authorizeOffline(deps, user, job)) });
   return [generate, offline] as TaskDefinition[];
 }

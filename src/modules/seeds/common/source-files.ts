@@ -7,11 +7,12 @@
 import { AppError, badRequest } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
 import type { User } from '../../users/user.model.js';
-import type { Hashes, StorageDriver } from '../../storages/drivers/index.js';
+import type { Entry, Hashes, StorageDriver } from '../../storages/drivers/index.js';
 import { HASH_NAMES, MAX_SEED_FILES, matrixNeedsPieces, type HashMatrix } from '../formats/index.js';
 import { commonAncestor, joinPath } from '../../../lib/paths.js';
 import type { SeedsDeps } from '../seeds.deps.js';
 import { fieldError } from './fields.js';
+import { readableEntry, requireSeedUnguarded } from './access.js';
 
 export interface SourceFile {
   /** Full virtual path. */
@@ -42,14 +43,23 @@ export interface Collected {
   singleFile: boolean;
 }
 
-/** Expands `paths` (full) into files; 404/403 errors name the offending `paths[i]`. */
-export async function collectFiles(deps: Pick<SeedsDeps, 'fs'>, user: User, paths: readonly string[]): Promise<Collected> {
+/**
+ * Expands `paths` (full) into files; 404/403 errors name the offending `paths[i]`. Folder rules (metas) as
+ * `fs/list` applies them: a requested path hidden from the user, or guarded by a folder password, is a 403; a
+ * folder walk leaves out the names hidden from the user and refuses (403) a folder a password guards.
+ */
+export async function collectFiles(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, paths: readonly string[]): Promise<Collected> {
   const out = new Map<string, SourceFile>();
   const anchors: string[] = [];
-  const add = async (full: string): Promise<void> => {
-    const e = await deps.fs.stat(full);
+  const add = async (full: string, e: Entry): Promise<void> => {
     if (e.isDir) {
-      for (const c of await deps.fs.list(full)) await add(joinPath(full, c.name));
+      await requireSeedUnguarded(deps, user, full);
+      const visible = await deps.folderAccess.visibleIn(user, full);
+      for (const c of await deps.fs.list(full)) {
+        if (!visible(c.name)) continue;
+        const child = joinPath(full, c.name);
+        await add(child, await deps.fs.stat(child));
+      }
       return;
     }
     if (out.has(full)) return;
@@ -73,9 +83,9 @@ export async function collectFiles(deps: Pick<SeedsDeps, 'fs'>, user: User, path
   };
   for (const [i, p] of paths.entries()) {
     try {
-      const e = await deps.fs.stat(p);
+      const e = await readableEntry(deps, user, p);
       anchors.push(e.isDir ? p : p.slice(0, p.lastIndexOf('/')) || '/');
-      await add(p);
+      await add(p, e);
     } catch (e) {
       throw fieldError(`paths[${i}]`, e, `paths[${i}] (${stripBasePath(user.basePath, p)})`);
     }

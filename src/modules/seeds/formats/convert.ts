@@ -157,7 +157,7 @@ export function encodeSeed(seed: Seed, format: SeedFormat, opts: EncodeSeedOptio
 }
 
 /** `<seed name>.<format>` (the seed name is already a safe single segment). */
-export function seedFileName(seed: Seed, format: SeedFormat): string {
+export function seedFileName(seed: Pick<Seed, 'name'>, format: SeedFormat): string {
   return `${seed.name}.${format}`;
 }
 

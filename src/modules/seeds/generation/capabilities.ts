@@ -16,7 +16,7 @@ import { userPath } from '../../fs/access.js';
 import { withField } from '../common/fields.js';
 import type { Capabilities } from '../seeds.schemas.js';
 
-export async function seedCapabilities(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, rawPaths: string[]): Promise<Capabilities> {
+export async function seedCapabilities(deps: Pick<SeedsDeps, 'fs' | 'settings' | 'folderAccess'>, user: User, rawPaths: string[]): Promise<Capabilities> {
   if (rawPaths.length === 0) throw badRequest('paths: at least one path is required', { field: 'paths' });
   const paths = [...new Set(rawPaths.map((p, i) => withField(`paths[${i}]`, () => userPath(user, p))))];
   const { files, root, singleFile } = await collectFiles(deps, user, paths);

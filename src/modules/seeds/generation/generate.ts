@@ -38,6 +38,7 @@ import { GenerateBody, parseGenerateRequest, type GenerateBodyT, type GenerateOp
 import { taskKind } from '../../tasks/task-definition.js';
 import { Type } from 'typebox';
 import { fieldError } from '../common/fields.js';
+import { requireSeedVisible } from '../common/access.js';
 import { commonDir, joinPath } from '../../../lib/paths.js';
 import type { Generated } from '../seeds.schemas.js';
 
@@ -75,7 +76,7 @@ export interface RunOptions {
   taskId?: string;
 }
 
-export async function prepareGeneration(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, body: GenerateBodyT): Promise<Prepared> {
+export async function prepareGeneration(deps: Pick<SeedsDeps, 'fs' | 'settings' | 'folderAccess'>, user: User, body: GenerateBodyT): Promise<Prepared> {
   const opts = await parseGenerateRequest(deps, user, body);
   const { files, root, singleFile } = await collectFiles(deps, user, opts.paths);
   annotateFiles(user, files, opts);
@@ -85,10 +86,25 @@ export async function prepareGeneration(deps: Pick<SeedsDeps, 'fs' | 'settings'>
   checkDownloadable(files, opts.matrix);
   const outputDir = opts.outputDir ?? commonDir(opts.paths);
   if (!can(user, Perm.WRITE)) throw new AppError(403, `output_path: permission denied (writing ${stripBasePath(user.basePath, outputDir)} needs the write permission)`, { field: 'output_path' });
+  // the output folder and the sidecars written into it: never a name hidden from the user (nothing is written)
+  const outputs = [outputDir, ...opts.formats.map((f) => joinPath(outputDir, seedFileName({ name }, f)))];
+  await deps.folderAccess.requireChange(user, null, outputs).catch((e: unknown) => Promise.reject(fieldError('output_path', e)));
   const stat = await deps.fs.stat(outputDir).catch(() => null);
   if (stat && !stat.isDir) throw badRequest(`output_path: ${stripBasePath(user.basePath, outputDir)} is not a folder`, { field: 'output_path' });
   const sum = (fs: SourceFile[]) => fs.reduce((n, f) => n + f.size, 0);
   return { opts, files, name, outputDir, singleFile, totalBytes: sum(files), downloadBytes: sum(files.filter((f) => needsDownload(f, opts.matrix))) };
+}
+
+/**
+ * A queued `seed_generate` task's creator may still do it (at every claim and retry): the write permission, the
+ * requested paths visible to them and the output folder not hidden. The task's run repeats every check of
+ * `prepareGeneration` (folder passwords, the walk, the sidecar names) before it reads a byte.
+ */
+export async function authorizeGeneration(deps: Pick<SeedsDeps, 'settings' | 'folderAccess'>, user: User, body: GenerateBodyT): Promise<void> {
+  const opts = await parseGenerateRequest(deps, user, body);
+  if (!can(user, Perm.WRITE)) throw new AppError(403, 'output_path: permission denied (writing seeds needs the write permission)', { field: 'output_path' });
+  for (const [i, p] of opts.paths.entries()) await requireSeedVisible(deps, user, p).catch((e: unknown) => Promise.reject(fieldError(`paths[${i}]`, e)));
+  await deps.folderAccess.requireChange(user, null, [opts.outputDir ?? commonDir(opts.paths)]).catch((e: unknown) => Promise.reject(fieldError('output_path', e)));
 }
 
 async function hashDownloads(p: Prepared, run: RunOptions): Promise<{ byFile: Map<SourceFile, FileHashes>; torrent?: TorrentPieceStream }> {

@@ -17,7 +17,7 @@ import { findStored } from './rapid.js';
 import { checkSourceUrl, type SourceContext } from './source-rules.js';
 import { joinPath } from '../../../lib/paths.js';
 import { userPath } from '../../fs/access.js';
-import { seedStep } from '../common/fields.js';
+import { fieldError, seedStep } from '../common/fields.js';
 import type { DestinationPlan } from '../seeds.schemas.js';
 
 /** Files whose content is actually looked up (each lookup may scan index-less storages). */
@@ -41,12 +41,14 @@ function shownOrNull(user: User, full: string): string | null {
   }
 }
 
-export async function seedDestinationPlan(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'settings'>, user: User, body: SeedPlanBody, sctx: SourceContext): Promise<DestinationPlan> {
+export async function seedDestinationPlan(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'settings' | 'folderAccess'>, user: User, body: SeedPlanBody, sctx: SourceContext): Promise<DestinationPlan> {
   const input = await readSeedInput(deps, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
   const policy = (body.policy ?? '').trim();
   if (!['', 'inherit', 'on', 'off'].includes(policy)) throw badRequest('policy: policy must be off, on, or inherit', { field: 'policy' });
   if (!can(user, Perm.WRITE)) throw forbidden('path: permission denied (saving files needs the write permission)', { field: 'path' });
   const dest = seedStep('path', () => userPath(user, body.path ?? '/'));
+  // a destination hidden from the user is refused before it is looked up, as the save itself refuses it
+  await deps.folderAccess.requireChange(user, null, [dest]).catch((err: unknown) => Promise.reject(fieldError('path', err)));
   const shown = stripBasePath(user.basePath, dest);
   const e = await deps.fs.stat(dest).catch(() => null);
   if (!e) throw badRequest(`path: ${shown} does not exist`, { field: 'path' });

@@ -1,9 +1,9 @@
 /**
  * The common seed input of the preview operations (contract §10.5, seed-formats.md §8.2):
  * `seed_data` (standard base64, ≤ 14 MiB of characters) with an optional `format` and
- * `file_name`, or the `path` of a stored sidecar the user can read (inside their base path, on
- * a storage the server may stream). Decoding uses the format decoders and their limits; every
- * failure is a 400 naming the field.
+ * `file_name`, or the `path` of a stored sidecar the user can read (inside their base path, not
+ * hidden from them nor in a folder a password guards, on a storage the server may stream).
+ * Decoding uses the format decoders and their limits; every failure is a 400 naming the field.
  */
 import { Type } from 'typebox';
 import type { SeedsDeps } from '../seeds.deps.js';
@@ -15,6 +15,7 @@ import { baseName, parentOf } from '../../../lib/paths.js';
 import { userPath } from '../../fs/access.js';
 import { seedStep, seedStepAsync, withField } from '../common/fields.js';
 import { analyzeSeed, type Conversions } from '../common/seed-analysis.js';
+import { readableEntry } from '../common/access.js';
 
 /** Longest `seed_data` accepted, in base64 characters (OpenList's limit). */
 export const MAX_SEED_DATA_CHARS = 14 * 1024 * 1024;
@@ -78,11 +79,12 @@ function sourceFormat(body: SeedInputBody, opts: ReadInputOptions): SeedFormat |
 }
 
 /** Reads a stored sidecar (≤ 10 MiB) as `user`; errors name `field`. */
-export async function readStoredSeed(deps: Pick<SeedsDeps, 'fs'>, user: User, p: string, field = 'path'): Promise<{ bytes: Buffer; full: string; shown: string }> {
+export async function readStoredSeed(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, p: string, field = 'path'): Promise<{ bytes: Buffer; full: string; shown: string }> {
   const full = withField(field, () => userPath(user, p));
   const shown = stripBasePath(user.basePath, full);
   try {
-    const e = await deps.fs.stat(full);
+    // hidden from the user or in a folder a password guards: 403 (common/access.ts)
+    const e = await readableEntry(deps, user, full);
     if (e.isDir) throw badRequest(`${field}: ${shown} is a folder, not a seed file`, { field });
     if (e.size > MAX_SEED_DOC_BYTES) throw badRequest(`${field}: ${shown} is ${e.size} bytes, over the seed limit of ${MAX_SEED_DOC_BYTES}`, { field });
     const { storage, driver, inner } = await deps.fs.locate(full);
@@ -112,7 +114,7 @@ export async function readStoredSeed(deps: Pick<SeedsDeps, 'fs'>, user: User, p:
  * The seed of a request: `seed_data`, else `path` (when allowed). Decoding errors are 400s
  * naming `seed_data` (or `path`), with the decoder's reason.
  */
-export async function readSeedInput(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, body: SeedInputBody, opts: ReadInputOptions = {}): Promise<SeedInput> {
+export async function readSeedInput(deps: Pick<SeedsDeps, 'fs' | 'settings' | 'folderAccess'>, user: User, body: SeedInputBody, opts: ReadInputOptions = {}): Promise<SeedInput> {
   const maxFiles = await deps.settings.getNumber('seed_max_files');
   const format = sourceFormat(body, opts);
   const hasData = body.seed_data !== undefined && body.seed_data.trim() !== '';

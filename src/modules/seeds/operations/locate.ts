@@ -5,11 +5,13 @@
  */
 import { HASH_NAMES } from '../formats/index.js';
 import type { SeedsDeps } from '../seeds.deps.js';
-import { badRequest } from '../../../lib/errors.js';
+import { badRequest, isAppError } from '../../../lib/errors.js';
 import { stripBasePath } from '../../../lib/path-safety.js';
 import type { User } from '../../users/user.model.js';
 import type { Seed } from '../formats/index.js';
 import { joinPath } from '../../../lib/paths.js';
+import { canReadFile, readableEntry } from '../common/access.js';
+import { fieldError } from '../common/fields.js';
 
 /** Files checked when a preview looks for the stored data (a preview stays cheap on huge seeds). */
 export const PREVIEW_CHECK_LIMIT = 64;
@@ -26,6 +28,9 @@ export interface SeedFileLocation {
 
 const statOrNull = (deps: Pick<SeedsDeps, 'fs'>, full: string) => deps.fs.stat(full).catch(() => null);
 
+/** A stored file of the seed as the user may see it: one they may not read (hidden, or in a guarded folder) counts as missing. */
+const readableOrNull = async (deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, full: string) => ((await canReadFile(deps, user, full)) ? statOrNull(deps, full) : null);
+
 const mapBelow = (seed: Seed, root: string): SeedFileLocation => ({ root, files: new Map(seed.files.map((f) => [f.path, joinPath(root, f.path)])) });
 
 /**
@@ -33,7 +38,7 @@ const mapBelow = (seed: Seed, root: string): SeedFileLocation => ({ root, files:
  * Picks the layout in which one of the first files exists; the files themselves are checked by the caller.
  * Null when `base` does not exist or holds none of the layouts.
  */
-export async function locateSeedFiles(deps: Pick<SeedsDeps, 'fs'>, seed: Seed, base: string): Promise<SeedFileLocation | null> {
+export async function locateSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, seed: Seed, base: string): Promise<SeedFileLocation | null> {
   const e = await statOrNull(deps, base);
   if (!e) return null;
   if (!e.isDir) {
@@ -42,7 +47,7 @@ export async function locateSeedFiles(deps: Pick<SeedsDeps, 'fs'>, seed: Seed, b
   }
   for (const root of [base, joinPath(base, seed.name)]) {
     for (const f of seed.files.slice(0, LAYOUT_PROBES)) {
-      const hit = await statOrNull(deps, joinPath(root, f.path));
+      const hit = await readableOrNull(deps, user, joinPath(root, f.path));
       if (hit && !hit.isDir) return mapBelow(seed, root);
     }
   }
@@ -54,19 +59,19 @@ export async function locateSeedFiles(deps: Pick<SeedsDeps, 'fs'>, seed: Seed, b
  * files are checked; their content may differ — recalculating is what tells). `reason` says what is off.
  */
 export async function storedFilesStatus(
-  deps: Pick<SeedsDeps, 'fs'>,
+  deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>,
   user: User,
   seed: Seed,
   base: string,
 ): Promise<{ found: true; root: string; checked: number; changed: { file: string; reason: string }[] } | { found: false; reason: string }> {
   const shown = (full: string) => stripBasePath(user.basePath, full);
-  const loc = await locateSeedFiles(deps, seed, base);
+  const loc = await locateSeedFiles(deps, user, seed, base);
   if (!loc) return { found: false, reason: `the seed's files are not stored at ${shown(base)}` };
   let checked = 0;
   const changed: { file: string; reason: string }[] = [];
   for (const f of seed.files.slice(0, PREVIEW_CHECK_LIMIT)) {
     const full = loc.files.get(f.path)!;
-    const e = await statOrNull(deps, full);
+    const e = await readableOrNull(deps, user, full);
     if (!e || e.isDir) return { found: false, reason: `${f.path} is not stored at ${shown(full)}` };
     checked++;
     // Only what costs no read: the size, and whole hashes the storage already knows.
@@ -79,9 +84,21 @@ export async function storedFilesStatus(
   return { found: true, root: loc.root, checked, changed };
 }
 
+/**
+ * A folder (or file) named to hold a seed's files (`recalculate.path`, `data_path`): 403 naming `field` when it is
+ * hidden from the user or a folder password guards it (common/access.ts); a missing path passes (the caller says
+ * the files are not there).
+ */
+export async function requireReadablePath(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, base: string, field: string): Promise<void> {
+  await readableEntry(deps, user, base).catch((e: unknown) => {
+    if (isAppError(e) && e.code === 404) return;
+    throw fieldError(field, e);
+  });
+}
+
 /** Like locateSeedFiles, for the update's `recalculate.path`: a 400 naming the problem when the files are not there. */
-export async function requireSeedFiles(deps: Pick<SeedsDeps, 'fs'>, user: User, seed: Seed, base: string, field: string): Promise<SeedFileLocation> {
-  const loc = await locateSeedFiles(deps, seed, base);
+export async function requireSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, seed: Seed, base: string, field: string): Promise<SeedFileLocation> {
+  const loc = await locateSeedFiles(deps, user, seed, base);
   if (loc) return loc;
   const e = await statOrNull(deps, base);
   const shown = stripBasePath(user.basePath, base);

@@ -63,11 +63,21 @@ export function checkUser(user: User | null, job: OfflineJob): User {
   return user;
 }
 
+/**
+ * `checkUser`, and the file it lands (and its relay copy) still not hidden from the user (metas change): the
+ * task's `authorize`, run at every claim and retry.
+ */
+export async function authorizeOffline(deps: Pick<SeedsDeps, 'folderAccess'>, user: User | null, job: OfflineJob): Promise<User> {
+  const u = checkUser(user, job);
+  await deps.folderAccess.requireChange(u, null, job.transit ? [job.target, job.transit] : [job.target]);
+  return u;
+}
+
 type Run = Pick<TaskRunContext, 'signal' | 'progress' | 'status'>;
 
 /** Runs one offline download (the task handler's body). */
-export async function runOffline(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'settings' | 'users' | 'version'>, job: OfflineJob, run: Run): Promise<OfflineResult> {
-  const user = checkUser(await deps.users.byId(job.user_id), job);
+export async function runOffline(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'settings' | 'users' | 'version' | 'folderAccess'>, job: OfflineJob, run: Run): Promise<OfflineResult> {
+  const user = await authorizeOffline(deps, await deps.users.byId(job.user_id), job);
   const shown = (full: string) => stripBasePath(user.basePath, full);
   const sctx = await sourceContextFor(deps, job.origin);
   const { usable, refused } = usableSources(job.file, sctx);

@@ -23,7 +23,7 @@ import {
 import type { SeedInput } from './input.js';
 import { baseName, joinPath } from '../../../lib/paths.js';
 import { userPath } from '../../fs/access.js';
-import { seedStep } from '../common/fields.js';
+import { fieldError, seedStep } from '../common/fields.js';
 
 export interface OutputOptions {
   /** The v1 piece stream for exactly this seed's files and piece size, when known. */
@@ -85,11 +85,11 @@ const SEED_FILE_NAME = /\.(oss|torrent|cas)$/i;
  * Saves `data` at `target` (a user path): an existing folder, or a path whose name does not end
  * in `.oss`/`.torrent`/`.cas` (a folder, created when missing), receives `<folder>/<fileName>`;
  * anything else is the file path itself. Needs the write permission; with `overwrite: false`
- * an existing file is a 403 `file exists`. The file appears only when completely written.
- * Returns the path as the user sees it.
+ * an existing file is a 403 `file exists`; a folder or name hidden from the user (metas) is a
+ * 403 before anything is looked up. The file appears only when completely written. Returns the path as the user sees it.
  */
 export async function saveSeedFile(
-  deps: Pick<SeedsDeps, 'fs' | 'writeSets'>,
+  deps: Pick<SeedsDeps, 'fs' | 'writeSets' | 'folderAccess'>,
   user: User,
   target: string,
   fileName: string,
@@ -99,6 +99,9 @@ export async function saveSeedFile(
   const { field } = opts;
   if (!can(user, Perm.WRITE)) throw forbidden(`${field}: permission denied (saving a seed needs the write permission)`, { field });
   let full = seedStep(field, () => userPath(user, target));
+  // never onto (or into) a name hidden from the user, whether or not it exists: 403 before it is looked up
+  const requireVisible = (p: string) => deps.folderAccess.requireChange(user, null, [p]).catch((e: unknown) => Promise.reject(fieldError(field, e)));
+  await requireVisible(full);
   const existing = await deps.fs.stat(full).catch((e: unknown) => {
     if (isDriverError(e, 'not_found') || (e as { code?: unknown }).code === 404) return null;
     throw e;
@@ -106,6 +109,7 @@ export async function saveSeedFile(
   // An existing folder, or a name that is not a seed file name, is the folder to save into.
   if (full === '/' || existing?.isDir || (!existing && !SEED_FILE_NAME.test(baseName(full)))) full = joinPath(full, fileName);
   seedStep(field, () => assertSafeName(baseName(full)));
+  await requireVisible(full);
   if (!opts.overwrite && (await deps.fs.stat(full).then(() => true, () => false))) {
     throw forbidden(`${field}: ${stripBasePath(user.basePath, full)}: file exists`, { field });
   }

@@ -20,6 +20,7 @@ import { SeedInputFields, readSeedInput, type SeedInput } from './input.js';
 import { encodeOutput, saveSeedFile, targetFormat, torrentLayout } from './output.js';
 import { buildPreview } from './preview.js';
 import { recalculateSeed } from './recalc.js';
+import { requireReadablePath } from './locate.js';
 import { sourceContext } from './source-rules.js';
 import { currentUser } from '../../auth/principal.js';
 import { userPath } from '../../fs/access.js';
@@ -63,8 +64,9 @@ function legacyInfo(d: DecodedSeed) {
   };
 }
 
-async function preview(deps: Pick<SeedsDeps, 'fs' | 'links' | 'settings' | 'shares'>, req: FastifyRequest, user: User, input: Pick<SeedInput, 'decoded' | 'stored' | 'conversions' | 'diagnostics'>, dataPath?: string) {
+async function preview(deps: Pick<SeedsDeps, 'fs' | 'links' | 'settings' | 'shares' | 'folderAccess'>, req: FastifyRequest, user: User, input: Pick<SeedInput, 'decoded' | 'stored' | 'conversions' | 'diagnostics'>, dataPath?: string) {
   const full = dataPath?.trim() ? seedStep('data_path', () => userPath(user, dataPath)) : undefined;
+  if (full !== undefined) await requireReadablePath(deps, user, full, 'data_path');
   return buildPreview(deps, user, input, { sctx: await sourceContext(deps, req), dataPath: full });
 }
 

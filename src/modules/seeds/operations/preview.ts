@@ -128,7 +128,7 @@ async function presentFiles(seed: Seed, sources: PresentedSource[][]): Promise<P
 
 /** Builds the `parse` result for a decoded seed (read from `input.stored` when opened by path). */
 export async function buildPreview(
-  deps: Pick<SeedsDeps, 'fs' | 'settings' | 'shares'>,
+  deps: Pick<SeedsDeps, 'fs' | 'settings' | 'shares' | 'folderAccess'>,
   user: User,
   input: Pick<SeedInput, 'decoded' | 'stored' | 'conversions' | 'diagnostics'>,
   opts: PreviewOptions,

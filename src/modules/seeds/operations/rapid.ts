@@ -1,7 +1,8 @@
 /**
  * Rapid upload (contract §10.5): the content of a seed file is already stored somewhere the user
- * can read (inside their base path), found by size plus any whole-file hash the seed has — MD5
- * alone (`.cas` seeds) is enough. Then a server-side copy, with zero bytes from outside Ferry:
+ * can read (inside their base path, not hidden from them, no folder password guarding it), found
+ * by size plus any whole-file hash the seed has — MD5 alone (`.cas` seeds) is enough. Then a
+ * server-side copy, with zero bytes from outside Ferry:
  *  - same storage: the driver's copy (e.g. copyFile with reflink, CopyObject);
  *  - another storage whose driver can copy from it (`copyFrom`, e.g. two S3 storages on one bucket);
  *  - otherwise the bytes stream from the other storage (still nothing from outside).
@@ -20,6 +21,7 @@ import type { MountedStorage } from '../../storages/storages.service.js';
 import type { User } from '../../users/user.model.js';
 import { HASH_NAMES, type SeedFile } from '../formats/index.js';
 import { landVerified, seedWholeHashes, verifyStored } from './verify.js';
+import { canReadFile } from '../common/access.js';
 import { isWithin, joinPath, parentOf, under } from '../../../lib/paths.js';
 
 export interface StoredFile {
@@ -48,12 +50,15 @@ export async function recordHashes(deps: Pick<SeedsDeps, 'hashes'>, storage: Mou
   await deps.hashes.record(storage.record.id, inner, entry.size, entry.modified.getTime(), hashes).catch(() => undefined);
 }
 
-/** `inner` on `storage` when `user` may read it there and no nested mount hides it; its current entry. */
-async function readable(deps: Pick<SeedsDeps, 'hashes' | 'mounts'>, user: User, storage: MountedStorage, inner: string, file: SeedFile, want: Hashes): Promise<StoredFile | null> {
+/**
+ * `inner` on `storage` when `user` may read it there (inside their base path, not hidden from them, no folder
+ * password guarding it) and no nested mount hides it; its current entry.
+ */
+async function readable(deps: Pick<SeedsDeps, 'hashes' | 'mounts' | 'folderAccess'>, user: User, storage: MountedStorage, inner: string, file: SeedFile, want: Hashes): Promise<StoredFile | null> {
   const driver = storage.driver;
   if (!driver) return null;
   const full = under(storage.record.mountPath, inner);
-  if (!isWithin(cleanPath(user.basePath), full)) return null;
+  if (!isWithin(cleanPath(user.basePath), full) || !(await canReadFile(deps, user, full))) return null;
   const owner = await deps.mounts.owner(full);
   if (owner?.storage.record.id !== storage.record.id) return null;
   const entry = await driver.stat(inner).catch(async (e: unknown) => {
@@ -68,7 +73,7 @@ async function readable(deps: Pick<SeedsDeps, 'hashes' | 'mounts'>, user: User, 
   return { full, storage, driver, inner, entry };
 }
 
-async function fromIndex(deps: Pick<SeedsDeps, 'hashes' | 'mounts'>, user: User, file: SeedFile, want: Hashes): Promise<StoredFile | null> {
+async function fromIndex(deps: Pick<SeedsDeps, 'hashes' | 'mounts' | 'folderAccess'>, user: User, file: SeedFile, want: Hashes): Promise<StoredFile | null> {
   for (const r of await deps.hashes.find(want, file.size, INDEX_HITS_PER_HASH)) {
     const storage = deps.mounts.list().find((m) => m.record.id === r.storageId && !m.record.disabled);
     if (!storage) continue;
@@ -102,7 +107,7 @@ export class ScanCache {
   private heads = 0;
 
   constructor(
-    private readonly deps: Pick<SeedsDeps, 'mounts' | 'hashes'>,
+    private readonly deps: Pick<SeedsDeps, 'mounts' | 'hashes' | 'folderAccess'>,
     private readonly user: User,
   ) {}
 
@@ -143,7 +148,7 @@ export class ScanCache {
 }
 
 /** A stored file `user` can read whose size and hashes match the seed file, or null. */
-export async function findStored(deps: Pick<SeedsDeps, 'hashes' | 'mounts'>, user: User, file: SeedFile, scan = new ScanCache(deps, user)): Promise<StoredFile | null> {
+export async function findStored(deps: Pick<SeedsDeps, 'hashes' | 'mounts' | 'folderAccess'>, user: User, file: SeedFile, scan = new ScanCache(deps, user)): Promise<StoredFile | null> {
   const want = seedWholeHashes(file);
   if (Object.keys(want).length === 0) return null;
   return (await fromIndex(deps, user, file, want)) ?? (await scan.find(file, want));
@@ -192,7 +197,7 @@ export async function copyStored(deps: Pick<SeedsDeps, 'fs' | 'hashes'>, src: St
 export type RapidOutcome = { ok: true; from: string; how: 'copy' | 'stream' | 'present' } | { ok: false; reason: string; failed?: boolean };
 
 /** Rapid upload of one seed file to `t.full` as `user` (`scan`: shared by the files of one request). */
-export async function rapidUpload(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts'>, user: User, t: CopyTarget, scan?: ScanCache): Promise<RapidOutcome> {
+export async function rapidUpload(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'folderAccess'>, user: User, t: CopyTarget, scan?: ScanCache): Promise<RapidOutcome> {
   if (Object.keys(seedWholeHashes(t.file)).length === 0) return { ok: false, reason: 'the seed has no whole-file hash to find the content by' };
   const found = await findStored(deps, user, t.file, scan);
   if (!found) return { ok: false, reason: 'no stored file you can read has this size and hash' };

@@ -30,7 +30,7 @@ import {
 } from '../formats/index.js';
 import { checkDownloadable, collectFiles, needsDownload, type SourceFile } from '../common/source-files.js';
 import { hashFiles, type FileHashes } from '../hashing/index.js';
-import { requireSeedFiles } from './locate.js';
+import { requireReadablePath, requireSeedFiles } from './locate.js';
 import { userPath } from '../../fs/access.js';
 import { seedStep } from '../common/fields.js';
 
@@ -83,11 +83,12 @@ export async function recalcPlan(deps: Pick<SeedsDeps, 'settings'>, seed: Seed, 
 }
 
 /** Re-hashes the stored files of `seed` (every file must be found) and returns the rebuilt seed. */
-export async function recalculateSeed(deps: Pick<SeedsDeps, 'fs' | 'settings'>, user: User, seed: Seed, req: RecalcRequest, format: SeedFormat, signal?: AbortSignal): Promise<RecalcResult> {
+export async function recalculateSeed(deps: Pick<SeedsDeps, 'fs' | 'settings' | 'folderAccess'>, user: User, seed: Seed, req: RecalcRequest, format: SeedFormat, signal?: AbortSignal): Promise<RecalcResult> {
   const field = 'recalculate.path';
   if (!req.path?.trim()) throw badRequest(`${field}: the folder holding the seed's files is required`, { field });
   const base = seedStep(field, () => userPath(user, req.path));
   const { matrix, pieceSize } = await recalcPlan(deps, seed, req, format);
+  await requireReadablePath(deps, user, base, field);
   const loc = await requireSeedFiles(deps, user, seed, base, field);
 
   const fulls = seed.files.map((f) => loc.files.get(f.path)!);

@@ -4,7 +4,8 @@
  * download), per selected file, each with its own result `{path, name, method, error?, task?}`.
  *
  * - The destination `path` must be an existing folder the user may write to; each file lands at
- *   `<path>/<seed path>`. An existing file is kept unless `overwrite`.
+ *   `<path>/<seed path>`. An existing file is kept unless `overwrite`. No folder or file it names
+ *   may be hidden from the user (metas): 403 before anything is written or queued.
  * - A download is an `offline_download` task (offline.ts). With `transit_path` (or
  *   `options.mode: "transfer"` + `options.transit_path`) it goes through that relay folder and is
  *   then copied server-side: method `transfer` (needs the copy permission).
@@ -27,6 +28,7 @@ import { isVerifiable, seedWholeHashes } from './verify.js';
 import { baseName, isWithin, joinPath } from '../../../lib/paths.js';
 import { requirePerm, userPath } from '../../fs/access.js';
 import { type TaskInfo } from '../../tasks/tasks.schemas.js';
+import { fieldError } from '../common/fields.js';
 import type { SaveFileResult } from '../seeds.schemas.js';
 
 export type SaveMode = 'rapid_upload' | 'offline_download' | 'quick_save';
@@ -54,9 +56,10 @@ export interface SaveResult {
 
 const message = (e: unknown) => (isAppError(e) || e instanceof Error ? e.message : String(e));
 
-/** An existing folder, as a full path; 400 naming `field` otherwise. */
-async function folder(deps: Pick<SeedsDeps, 'fs'>, user: User, p: string, field: string): Promise<string> {
+/** An existing folder, as a full path; 400 naming `field` otherwise (403 when hidden from the user, before it is looked up). */
+async function folder(deps: Pick<SeedsDeps, 'fs' | 'folderAccess'>, user: User, p: string, field: string): Promise<string> {
   const full = userPath(user, p);
+  await deps.folderAccess.requireChange(user, null, [full]).catch((e: unknown) => Promise.reject(fieldError(field, e)));
   const shown = stripBasePath(user.basePath, full);
   const e = await deps.fs.stat(full).catch((err: unknown) => {
     if (isAppError(err) && err.code === 404) throw badRequest(`${field}: ${shown} does not exist`, { field });
@@ -94,7 +97,7 @@ function transitOf(body: SaveBody): string | undefined {
 }
 
 interface Plan {
-  deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'tasks'>;
+  deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'mounts' | 'tasks' | 'folderAccess'>;
   user: User;
   mode: SaveMode;
   decoded: DecodedSeed;
@@ -116,11 +119,14 @@ async function download(p: Plan, f: SeedFile, target: string): Promise<{ task: T
   if (!isVerifiable(f)) return { reason: 'the seed has no hash for this file, so a download could not be verified' };
   const { usable, refused } = usableSources(f, p.sctx);
   if (usable.length === 0) return { reason: `no usable source (${refused.length ? refused.join('; ') : 'the seed lists none'})` };
-  const transit = p.transit ? cleanPath(joinPath(p.transit, f.path)) : undefined;
+  const transit = p.transit ? relayOf(p.transit, f) : undefined;
   if (transit && (await exists(p.deps, transit))) return { reason: `the relay folder already holds ${stripBasePath(p.user.basePath, transit)}` };
   const task = await queueOffline(p.deps, p.user, { user_id: p.user.id, origin: p.origin, file: f, piece_size: p.decoded.seed.piece_size, target, overwrite: p.overwrite, transit });
   return { task };
 }
+
+/** Where a seed file lands in the relay folder (its path below `dest` is checked by `targetOf`). */
+const relayOf = (transit: string, f: SeedFile) => cleanPath(joinPath(transit, f.path));
 
 /** Where a seed file lands: `<dest>/<seed path>` (checked before anything is touched). */
 function targetOf(dest: string, f: SeedFile): string {
@@ -226,7 +232,7 @@ async function handTorrent(
 }
 
 /** The whole operation for one request. */
-export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'mounts' | 'settings' | 'tasks' | 'torrents'>, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
+export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'links' | 'mounts' | 'settings' | 'tasks' | 'torrents' | 'folderAccess'>, user: User, body: SaveBody, mode: SaveMode, origin: string): Promise<SaveResult> {
   const input = await readSeedInput(deps, user, { seed_data: body.seed_data, format: body.format, file_name: body.file_name }, { allowPath: false });
   if (!body.path?.trim()) throw badRequest('path: the destination folder is required', { field: 'path' });
   requirePerm(user, Perm.WRITE);
@@ -241,6 +247,10 @@ export async function saveSeedFiles(deps: Pick<SeedsDeps, 'fs' | 'hashes' | 'lin
     scan: new ScanCache(deps, user),
   };
   const jobs = picked.map((i) => ({ i, f: input.decoded.seed.files[i]!, target: targetOf(dest, input.decoded.seed.files[i]!) }));
+  // no file lands on a name hidden from the user, nor its relay copy: refused before anything is written or queued
+  for (const { f, target } of jobs) {
+    await deps.folderAccess.requireChange(user, null, transit ? [target, relayOf(transit, f)] : [target]).catch((e: unknown) => Promise.reject(fieldError('files', e, `files (${f.path})`)));
+  }
   const results: FileResult[] = [];
   const outcome = new Map<number, boolean>();
   for (const { i, f, target } of jobs) {
