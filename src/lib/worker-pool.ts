@@ -168,21 +168,24 @@ export class WorkerPool<Req, Res> {
 /**
  * How much nicer than the thread that starts them worker threads run. On a box with few cores the event loop
  * competes with the workers for CPU; workers that yield to it (the scheduler lets a woken loop preempt a
- * lower-priority thread) keep requests answered while they hash or list, and lose nothing when the CPU is
- * otherwise free (issue #17).
+ * lower-priority thread) keep requests answered while they list or hash passwords (issue #17). Not for a
+ * worker that consumes a stream the loop produces with back-pressure (the hashing engine's ring): there the
+ * loop waits for the worker, and a worker starved whenever the loop and the client are both running turns
+ * the pipeline into a relay race (see `lowerWorkerPriority`'s offset argument).
  */
 export const WORKER_NICE_OFFSET = 10;
 
 /**
- * Lowers the calling worker thread's scheduling priority by WORKER_NICE_OFFSET (at most to nice 19). Linux:
- * setpriority on the thread's own id, read from /proc/thread-self; making a thread nicer needs no privilege.
- * Elsewhere, or when refused, the thread keeps its priority. Does nothing on the main thread.
+ * Lowers the calling worker thread's scheduling priority by `offset` (default WORKER_NICE_OFFSET; at most to
+ * nice 19; 0 or less: no change). Linux: setpriority on the thread's own id, read from /proc/thread-self;
+ * making a thread nicer needs no privilege. Elsewhere, or when refused, the thread keeps its priority. Does
+ * nothing on the main thread.
  */
-export function lowerWorkerPriority(): void {
-  if (isMainThread) return;
+export function lowerWorkerPriority(offset = WORKER_NICE_OFFSET): void {
+  if (isMainThread || offset <= 0) return;
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + WORKER_NICE_OFFSET));
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + offset));
   } catch {
     // not Linux, or /proc is not mounted: the worker runs at the process's priority
   }

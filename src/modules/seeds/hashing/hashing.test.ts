@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -10,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { HashPool, createHasher, hashFiles, hashInput } from './index.js';
 import type { FileHashes, HashName, HashOptions } from './index.js';
 import { normalizeSelection, planLanes } from './job-plan.js';
+import { HASH_WORKER_NICE_OFFSET } from './protocol.js';
 
 const ALGS: HashName[] = ['md5', 'sha1', 'sha256'];
 const ALL = { whole: ALGS, pieces: ALGS } as const;
@@ -364,5 +366,38 @@ describe('streaming API: back-pressure, tee, progress, cancel, responsiveness', 
     }
     // Hashing 200 MB with all six digests takes well over 200 ms here; blocking the loop would give ~0 ticks.
     assert.ok(ticks >= 15, `only ${ticks} timer ticks in ${Date.now() - t0} ms`);
+  });
+});
+
+describe('scheduling', () => {
+  /** Thread id → nice value of every thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+  function threadNices(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        out.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+    return out;
+  }
+
+  test('hashing workers run at the process priority: the loop waits on their ring, so starving them stalls it (Linux)', { skip: process.platform !== 'linux' && 'thread priorities are set on Linux only' }, async () => {
+    const before = threadNices();
+    const p = new HashPool({ size: 2 });
+    try {
+      // md5 on one worker, sha1 and sha256 on the other: both threads start and take their priority
+      const got = await hashInput(randomBytes(1 << 20), { whole: ['md5', 'sha1', 'sha256'], pool: p, inlineThreshold: 0 });
+      assert.equal(got.files[0]!.size, 1 << 20);
+      const fresh = [...threadNices()].filter(([tid]) => !before.has(tid));
+      assert.ok(fresh.length >= 2, `expected the pool's 2 worker threads, saw ${fresh.length} new threads`);
+      const want = Math.min(19, getPriority() + HASH_WORKER_NICE_OFFSET);
+      assert.equal(HASH_WORKER_NICE_OFFSET, 0);
+      for (const [tid, nice] of fresh) assert.equal(nice, want, `thread ${tid} runs at nice ${nice}, the process at ${getPriority()}`);
+    } finally {
+      await p.destroy();
+    }
   });
 });

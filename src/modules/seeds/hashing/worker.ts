@@ -5,7 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { lowerWorkerPriority } from '../../../lib/worker-pool.js';
 import { LaneSet } from './lanes.js';
 import type { FileLaneOutput, PieceDigests } from './lanes.js';
-import { CTL_ABORTED, RING_HEADER_BYTES } from './protocol.js';
+import { CTL_ABORTED, HASH_WORKER_NICE_OFFSET, RING_HEADER_BYTES } from './protocol.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 interface JobState {
@@ -24,7 +24,7 @@ function transferables(out: FileLaneOutput | PieceDigests | undefined): ArrayBuf
 }
 
 if (parentPort) {
-  lowerWorkerPriority();
+  lowerWorkerPriority(HASH_WORKER_NICE_OFFSET);
   const port = parentPort;
   const jobs = new Map<number, JobState>();
   const send = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
