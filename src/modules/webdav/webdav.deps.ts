@@ -16,7 +16,7 @@ export interface AppPasswordCheck {
 
 export interface WebdavDeps {
   /** The virtual tree. */
-  fs: Pick<FsService, 'stat' | 'list' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer' | 'sidecarsReplaced' | 'changeSet'>;
+  fs: Pick<FsService, 'stat' | 'list' | 'listed' | 'locate' | 'mkdir' | 'remove' | 'rename' | 'transfer' | 'sidecarsReplaced' | 'changeSet'>;
   /** Uploads go through the same pipeline as HTTP and SFTP ones (companions, all or nothing). */
   uploads: Pick<UploadService, 'store'>;
   /** Basic logins: the shared checks and lockout; Bearer: the API's tokens. */

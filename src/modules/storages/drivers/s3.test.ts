@@ -87,6 +87,34 @@ describe('s3 driver specifics (Ceph RGW)', () => {
     assert.equal(await pendingUploads(c.bucket, prefix), 0);
   });
 
+  it('multipart uploads reuse concurrency + 1 part buffers, whatever the chunking, with or without a declared size', async () => {
+    const { driver } = await makeDriver({ upload_concurrency: 2 });
+    const part = 5 * 1024 * 1024;
+    const data = randomBytes(6 * part + 12_345);
+    const big: number[] = [];
+    const { allocUnsafe, allocUnsafeSlow } = Buffer;
+    const spy = (f: typeof allocUnsafe) => (n: number) => {
+      if (n >= part) big.push(n);
+      return f(n);
+    };
+    Buffer.allocUnsafe = spy(allocUnsafe);
+    Buffer.allocUnsafeSlow = spy(allocUnsafeSlow);
+    try {
+      for (const [name, size] of [['undeclared.bin', undefined], ['declared.bin', data.length]] as const) {
+        big.length = 0;
+        const w = await driver.beginWrite(`/${name}`, size === undefined ? {} : { size });
+        await w.pipeFrom(chunked(data, 300_001));
+        await w.commit();
+        assert.ok(big.length <= 3, `${name}: ${big.length} part-sized buffers allocated for 7 parts (at most 2 in flight + 1 filling)`);
+        assert.ok((await readAll(driver, `/${name}`)).equals(data), name);
+        assert.deepEqual(await driver.hashes(`/${name}`), { md5: hex('md5', data), sha1: hex('sha1', data), sha256: hex('sha256', data) });
+      }
+    } finally {
+      Buffer.allocUnsafe = allocUnsafe;
+      Buffer.allocUnsafeSlow = allocUnsafeSlow;
+    }
+  });
+
   it('concurrent multipart writes of the same path: exactly one writer wins, hashes match it', async () => {
     const { driver, prefix, c } = await makeDriver();
     const size = 6 * 1024 * 1024;
