@@ -68,8 +68,36 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+}
+
+/** Prepared statements kept per SQL text (the oldest is dropped beyond this). */
+export const STATEMENT_CACHE_MAX = 256;
+
+/**
+ * The better-sqlite3 handle as Kysely sees it, with its prepared statements reused: Kysely prepares every query
+ * again, and preparing costs as much as running a primary-key lookup (most of an authenticated request's
+ * database time). Only data statements are kept (a migration's DDL is prepared once anyway). A statement still
+ * iterating (a streamed query) is busy: a second use of the same text gets a fresh one.
+ */
+export function withStatementCache(sqlite: import('better-sqlite3').Database): { prepare(sql: string): import('better-sqlite3').Statement; close(): void } {
+  const cache = new Map<string, import('better-sqlite3').Statement>();
+  return {
+    prepare(text: string) {
+      const hit = cache.get(text);
+      if (hit && !hit.busy) return hit;
+      const stmt = sqlite.prepare(text);
+      if (hit || !/^\s*(select|insert|update|delete|with)\b/i.test(text)) return stmt;
+      if (cache.size >= STATEMENT_CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(text, stmt);
+      return stmt;
+    },
+    close() {
+      cache.clear();
+      sqlite.close();
+    },
+  };
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */

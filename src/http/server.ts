@@ -46,32 +46,38 @@ export interface HttpServerOptions {
  */
 function installBodyIdleTimeout(app: HttpApp, ms: number): void {
   if (ms <= 0) return;
-  app.addHook('onRequest', async (req) => {
-    const raw = req.raw;
-    const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
-    if (!hasBody || raw.complete) return;
-    const socket = raw.socket;
-    // light-my-request's fake socket (app.inject) has no timeouts: nothing to guard there
-    if (typeof socket?.setTimeout !== 'function') return;
-    socket.setTimeout(ms); // on expiry, with no 'timeout' listener, node:http destroys the socket
-    // Only the client's silence counts: while the server itself holds the body back (a slow
-    // storage applying back-pressure pauses the request stream) the timer is off.
-    const paused = () => {
-      if (!socket.destroyed && !raw.complete) socket.setTimeout(0);
-    };
-    const resumed = () => {
-      if (!socket.destroyed && !raw.complete) socket.setTimeout(ms);
-    };
-    raw.on('pause', paused);
-    raw.on('resume', resumed);
-    const restore = () => {
-      raw.off('pause', paused);
-      raw.off('resume', resumed);
-      if (!socket.destroyed) socket.setTimeout(app.server.timeout);
-    };
-    raw.once('end', restore);
-    raw.once('close', restore);
+  // callback style (no promise per request): this runs for every request
+  app.addHook('onRequest', (req, _reply, done) => {
+    guardBodyIdle(app, req.raw, ms);
+    done();
   });
+}
+
+/** Arms the body idle timeout for a request whose body is still to come. */
+function guardBodyIdle(app: HttpApp, raw: IncomingMessage, ms: number): void {
+  const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
+  if (!hasBody || raw.complete) return;
+  const socket = raw.socket;
+  // light-my-request's fake socket (app.inject) has no timeouts: nothing to guard there
+  if (typeof socket?.setTimeout !== 'function') return;
+  socket.setTimeout(ms); // on expiry, with no 'timeout' listener, node:http destroys the socket
+  // Only the client's silence counts: while the server itself holds the body back (a slow
+  // storage applying back-pressure pauses the request stream) the timer is off.
+  const paused = () => {
+    if (!socket.destroyed && !raw.complete) socket.setTimeout(0);
+  };
+  const resumed = () => {
+    if (!socket.destroyed && !raw.complete) socket.setTimeout(ms);
+  };
+  raw.on('pause', paused);
+  raw.on('resume', resumed);
+  const restore = () => {
+    raw.off('pause', paused);
+    raw.off('resume', resumed);
+    if (!socket.destroyed) socket.setTimeout(app.server.timeout);
+  };
+  raw.once('end', restore);
+  raw.once('close', restore);
 }
 
 /** Bodies up to this size are read (and dropped) before an early error reply goes out. */
@@ -88,28 +94,27 @@ const LINGER_BYTES = 8 * 1024 * 1024;
  * connection (keeping it would make node:http read and discard the rest, whatever its size).
  */
 function installUnreadBodyHandling(app: HttpApp): void {
-  app.addHook('onSend', async (req, reply, payload) => {
+  // callback style (no promise per reply): this runs for every reply
+  app.addHook('onSend', (req, reply, payload, next) => {
     const raw = req.raw;
-    if (reply.statusCode < 400 || raw.complete || raw.readableEnded || raw.destroyed) return payload;
+    if (reply.statusCode < 400 || raw.complete || raw.readableEnded || raw.destroyed) return next(null, payload);
     const declared = Number(raw.headers['content-length'] ?? NaN);
     if (raw.headers['transfer-encoding'] === undefined && Number.isFinite(declared) && declared <= DRAIN_LIMIT) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          raw.off('end', done);
-          raw.off('close', done);
-          raw.off('error', done);
-          resolve();
-        };
-        raw.on('end', done);
-        raw.on('close', done);
-        raw.on('error', done);
-        raw.resume();
-      });
-      return payload;
+      const done = () => {
+        raw.off('end', done);
+        raw.off('close', done);
+        raw.off('error', done);
+        next(null, payload);
+      };
+      raw.on('end', done);
+      raw.on('close', done);
+      raw.on('error', done);
+      raw.resume();
+      return;
     }
     reply.header('connection', 'close');
     lingerAfterReply(raw);
-    return payload;
+    next(null, payload);
   });
 }
 

@@ -87,6 +87,16 @@ forEachDialect('login and tokens', (h) => {
     assert.equal((await h().get('/api/me', { token: t2 })).status, 200);
   });
 
+  test('a logged-out token of a user deleted since is still "token is invalidated"', async () => {
+    const id = await h().createUser('leaver', 'leaver-pw');
+    const t = await h().login('leaver', 'leaver-pw');
+    assert.equal((await h().get('/api/auth/logout', { token: t })).status, 200);
+    assert.equal((await h().post(`/api/admin/user/delete?id=${id}`, undefined, { token: await h().adminToken() })).status, 200);
+    const r = await h().get('/api/me', { token: t });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.message, 'token is invalidated');
+  });
+
   test('a password change kills older tokens', async () => {
     await h().createUser('changer', 'old-password');
     const t = await h().login('changer', 'old-password');

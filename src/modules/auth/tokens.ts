@@ -57,24 +57,33 @@ export class Tokens {
   /** Verifies signature, times and revocation; throws 401 with a plain message. */
   async verify(token: string): Promise<TokenClaims> {
     const claims = await this.verifySigned(token);
-    const revoked = await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', claims.jti).executeTakeFirst();
-    if (revoked) throw unauthorized('token is invalidated');
+    if (await this.isRevoked(claims.jti)) throw unauthorized('token is invalidated');
     return claims;
   }
 
-  /** Signature and times (the signature from the cache when this exact token was verified before). */
-  private async verifySigned(token: string): Promise<TokenClaims> {
+  /** Whether the token `jti` was revoked (logout). */
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
+  }
+
+  /**
+   * Signature and times, not revocation (the caller checks it: see AuthService.authenticate); throws 401. A token
+   * verified before is answered from the cache without a promise (the per-request path).
+   */
+  verifySigned(token: string): TokenClaims | Promise<TokenClaims> {
     const hit = this.verified.get(token);
-    if (hit) {
-      const now = Math.floor(this.now() / 1000);
-      // the same comparisons jose makes (no clock tolerance)
-      if (hit.nbf > now) throw unauthorized('token not active yet');
-      if (hit.claims.exp <= now) {
-        this.verified.delete(token);
-        throw unauthorized('token is expired');
-      }
-      return hit.claims;
+    if (!hit) return this.verifyNew(token);
+    const now = Math.floor(this.now() / 1000);
+    // the same comparisons jose makes (no clock tolerance)
+    if (hit.nbf > now) throw unauthorized('token not active yet');
+    if (hit.claims.exp <= now) {
+      this.verified.delete(token);
+      throw unauthorized('token is expired');
     }
+    return hit.claims;
+  }
+
+  private async verifyNew(token: string): Promise<TokenClaims> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.now()) }));

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.js';
 import type { User } from './user.model.js';
+import { compiledOnce } from '../../db/compiled-once.js';
 
 function toUser(r: Selectable<UsersTable>): User {
   return {
@@ -35,9 +36,23 @@ function toRow(p: UserPatch): Updateable<UsersTable> {
   return row;
 }
 
+/** The query behind every authenticated request (see UsersRepo.forToken), compiled once. */
+const forTokenQueryOf = (db: Kysely<DB>) =>
+  compiledOnce(db, 2, (username: string, jti: string) =>
+    db
+      .selectFrom('users')
+      .selectAll('users')
+      .select((eb) => eb.exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti)).as('revoked'))
+      .where('users.username', '=', username),
+  );
+
 /** Kysely queries for users; no rules. */
 export class UsersRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly forTokenQuery: ReturnType<typeof forTokenQueryOf>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.forTokenQuery = forTokenQueryOf(db);
+  }
 
   async byId(id: number): Promise<User | null> {
     const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -48,6 +63,18 @@ export class UsersRepo {
     const r = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
     return r ? toUser(r) : null;
   }
+
+  /**
+   * What authenticating a login token needs, in one query (one per authenticated request): the user it names
+   * (null when gone) and whether the token `jti` was revoked (only known when the user exists: the caller asks
+   * the revocations itself otherwise).
+   */
+  async forToken(username: string, jti: string): Promise<{ user: User; revoked: boolean } | null> {
+    const [r] = await this.forTokenQuery(username, jti);
+    // PostgreSQL answers a boolean, SQLite 0/1.
+    return r ? { user: toUser(r), revoked: Number(r.revoked) === 1 } : null;
+  }
+
 
   /**
    * The user and whether SSH key `keyId` (when given) is still one of theirs, in one query
