@@ -29,8 +29,8 @@ import { decodeTorrent } from '../seeds/formats/index.js';
 import { SourceSchema } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { PieceMismatch, checkTorrentPieces } from './torrent-check.js';
-import { BT_TOOLS, checkToolInput, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
-import { ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
+import { BT_TOOLS, TOOL_SETTINGS, checkToolInput, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
+import { ToolAuthError, ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
 
 const HashesSchema = Type.Object({ md5: Type.Optional(Type.String()), sha1: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()) });
 const HandedFileSchema = Type.Object({ rel: Type.String(), to: Type.String(), size: Type.Integer({ minimum: 0 }), expected: HashesSchema });
@@ -246,9 +246,14 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       return { transfer_task: t.id, files: files.map((f) => f.rel) };
     }
   } catch (e) {
-    // canceled or failed: the tool forgets it and nothing it wrote stays
+    // canceled or failed: the tool forgets it and nothing it wrote stays (with credentials it now refuses, the
+    // tool keeps its download: the next attempt's clear() removes it)
     for (const i of ids) await tool.forget(i, true);
     await rm(work, { recursive: true, force: true });
+    if (e instanceof ToolAuthError) {
+      const route = TOOL_SETTINGS[job.tool as BtToolName].route;
+      throw new ToolAuthError(`${e.message}: the ${tool.name} credentials saved with ${route} no longer work; nothing landed. Fix them (POST /api/admin/setting/${route}), then retry the task`);
+    }
     throw e;
   }
 }
