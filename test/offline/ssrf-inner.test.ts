@@ -3,8 +3,9 @@
  * http(s) sources. Trackers (http, https, udp, ws), web seeds, metainfo sources and peers (`x.pe`, DHT `nodes`)
  * that are or resolve to loopback, private, link-local or metadata addresses answer a 400 naming the entry and the
  * URL, before any task exists and before aria2 is handed anything — for magnets, uploaded torrents (data: URLs),
- * stored torrents and the torrents seed operations hand to the tool. A host that does not resolve is refused like
- * an unresolvable http source. The swarm's loopback tracker, once trusted (`seed_trusted_source_hosts`), is
+ * stored torrents and the torrents seed operations hand to the tool. An entry whose host does not resolve is left
+ * out of what aria2 gets (the response's `warnings` and the task's status say so; a torrent keeps its info hash),
+ * and a magnet or torrent left with nothing is refused. The swarm's loopback tracker, once trusted (`seed_trusted_source_hosts`), is
  * accepted and the album lands; a canceled download retried after the admin removed the trust fails at its run,
  * refused, and aria2 never gets it.
  */
@@ -24,14 +25,15 @@ const SECRET = 'ssrf-inner-secret';
 const { swarm, aria2 } = swarmWithAria2(SECRET);
 
 /** The album's torrent with its root keys (outside `info`) replaced by `root` (undefined: key removed). */
-function albumWith(root: Record<string, BencodeInput | undefined>): Buffer {
-  const value = decodeBencode(swarm().album.torrent).value;
+function albumWith(root: Record<string, BencodeInput | undefined>, base = swarm().album.torrent): Buffer {
+  const value = decodeBencode(base).value;
   assert.ok(isBencodeDict(value));
   const out = new Map<string, BencodeInput | undefined>(value);
   for (const [k, v] of Object.entries(root)) out.set(k, v);
   return encodeBencode(out);
 }
 
+const bigWith = (root: Record<string, BencodeInput | undefined>) => albumWith(root, swarm().big.torrent);
 const dataUrl = (t: Buffer) => `data:application/x-bittorrent;base64,${t.toString('base64')}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -129,12 +131,56 @@ forEachDialect('SSRF rules for the URLs inside magnets and torrents', (h) => {
     assert.equal((await aria2Holds()).length, held, 'aria2 was handed nothing');
   });
 
-  test('a tracker whose host does not resolve is refused like an unresolvable http source', async () => {
-    const m = `magnet:?xt=urn:btih:${swarm().album.hash}&tr=${encodeURIComponent('http://tracker.ferry-test.invalid/announce')}`;
+  test('trackers, web seeds and peers whose hosts do not resolve are left out of what aria2 gets, and the API and the task say so; a torrent keeps its info hash; when nothing else is left: refused', async () => {
+    await setSettings(h(), token, { seed_trusted_source_hosts: swarm().trustedHosts });
+    const gone = 'http://tracker.ferry-test.invalid/announce';
+    const goneSeed = 'http://seed.ferry-test.invalid/x/';
+    const enc = encodeURIComponent;
+    // everything it names is unreachable: refused, no task
     await refusedAll([
-      [m, /^urls\[1\]: tracker http:\/\/tracker\.ferry-test\.invalid\/announce: cannot resolve tracker\.ferry-test\.invalid/],
-      [dataUrl(albumWith({ 'url-list': ['http://seed.ferry-test.invalid/x/'] })), /^urls\[1\]: web seed http:\/\/seed\.ferry-test\.invalid\/x\/: cannot resolve/],
+      [`magnet:?xt=urn:btih:${swarm().album.hash}&tr=${enc(gone)}`, /^urls\[1\]: none of the trackers, web seeds and peers it names can be reached \(tracker http:\/\/tracker\.ferry-test\.invalid\/announce: cannot resolve tracker\.ferry-test\.invalid.*\); nothing to download from$/],
+      [dataUrl(albumWith({ announce: gone, 'announce-list': undefined, 'url-list': [goneSeed] })), /^urls\[1\]: none of .*tracker http:\/\/tracker\.ferry-test\.invalid\/announce: cannot resolve.*; web seed http:\/\/seed\.ferry-test\.invalid\/x\/: cannot resolve/],
     ], '/dl-unresolvable');
+
+    /** Queues `url` (a slow `big` download), checks what aria2 was handed, cancels it. */
+    const handed = async (url: string, dir: string) => {
+      const r = await add([url], dir);
+      assert.equal(r.status, 200, r.body.message);
+      assert.equal(r.body.data.tasks.length, 1);
+      const warnings = r.body.data.warnings as string[];
+      const tid = r.body.data.tasks[0].id as string;
+      const work = join(h().dataDir, 'offline', tid);
+      const got = await until(async () => {
+        const i = (await h().get(`/api/task/offline_download/info?tid=${tid}`, { token })).body.data as { state: number; status: string; error: string };
+        assert.ok(i.state < 2, `the download ended: ${i.state} ${i.error}`);
+        const all = (await aria2().client.call<{ dir: string; infoHash?: string; bittorrent?: { announceList?: string[][] } }[]>('aria2.tellActive', [['dir', 'infoHash', 'bittorrent']])).filter((d) => d.dir === work);
+        return all.length > 0 ? all : null;
+      }, 30_000, 'aria2 to hold the download');
+      const info = (await h().get(`/api/task/offline_download/info?tid=${tid}`, { token })).body.data as { status: string };
+      assert.equal((await h().post(`/api/task/offline_download/cancel?tid=${tid}`, undefined, { token })).status, 200);
+      assert.equal((await settledTask(h(), token, tid)).state, 4);
+      return { warnings, got, status: info.status };
+    };
+    const magnet = `${swarm().magnet(swarm().big.hash, 'big')}&tr=${enc(gone)}&ws=${enc(goneSeed)}&x.pe=peer.ferry-test.invalid:6881`;
+    const m = await handed(magnet, '/dl-dropped-magnet');
+    assert.deepEqual(m.warnings.map((w) => w.replace(/: cannot resolve .*/, '')), [`urls[0]: left out, tracker ${gone}`, `urls[0]: left out, web seed ${goneSeed}`, 'urls[0]: left out, peer peer.ferry-test.invalid:6881']);
+    assert.match(m.status, /3 unreachable tracker\(s\)\/web seed\(s\)\/peer\(s\) left out \(their hosts do not resolve\): tracker http:\/\/tracker\.ferry-test\.invalid\/announce: cannot resolve/);
+    for (const d of m.got) {
+      assert.equal(d.infoHash, swarm().big.hash);
+      assert.deepEqual(d.bittorrent?.announceList, [[swarm().trackerUrl]], 'aria2 got the swarm\'s tracker only');
+    }
+
+    const torrent = bigWith({ 'announce-list': [[swarm().trackerUrl], [gone]], 'url-list': [goneSeed] });
+    const t = await handed(dataUrl(torrent), '/dl-dropped-torrent');
+    assert.equal(t.warnings.length, 2, t.warnings.join('\n'));
+    assert.match(t.status, /2 unreachable .* left out/);
+    assert.equal(t.got.length, 1);
+    assert.equal(t.got[0]!.infoHash, swarm().big.hash, 'the info hash is unchanged');
+    assert.deepEqual(t.got[0]!.bittorrent?.announceList, [[swarm().trackerUrl]], 'announce-list without the unreachable tier');
+
+    // and a download with an unreachable tracker beside the good one lands
+    await offlineDownloadDone(h(), token, { urls: [`${swarm().magnet(swarm().album.hash, 'album')}&tr=${enc(gone)}`], path: '/dl-dropped-lands', tool: 'aria2' });
+    assertFilesAt(h(), 'dl-dropped-lands/album', swarm().album.files);
   });
 
   test('the same magnet with the tracker host trusted is accepted and lands; an uploaded torrent too', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeBencode } from '../seeds/formats/index.js';
-import { magnetAddresses, torrentAddresses, type InnerAddress } from './inner-addresses.js';
+import { createHash } from 'node:crypto';
+import { decodeBencode, encodeBencode } from '../seeds/formats/index.js';
+import { addressKey, magnetAddresses, magnetWithout, torrentAddresses, torrentWithout, type InnerAddress } from './inner-addresses.js';
 
 const HEX = '0123456789abcdef0123456789abcdef01234567';
 const brief = (a: InnerAddress[]) => a.map((x) => `${x.what} ${x.shown} ${x.url ? x.url.host : `✗ ${x.problem}`}`);
@@ -50,4 +51,36 @@ test('torrent: announce, announce-list (tiers), url-list (string or list), https
     'DHT node ? ✗ is not [host, port]',
   ]);
   assert.deepEqual(torrentAddresses(encodeBencode({ announce: 'not a url', info: {} })).map((a) => a.problem), ['is not a URL']);
+});
+
+test('magnetWithout: the parameters naming a dropped address go, every other one stays as written', () => {
+  const m = `magnet:?xt=urn:btih:${HEX}&dn=a%20b&tr=http%3A%2F%2Fgone.invalid%2Fa&tr.2=http://t.example/a&ws=http://gone.invalid/s/&x.pe=gone.invalid:1&x.pe=10.0.0.1:6881&kt=x`;
+  const drop = new Set(['tracker http://gone.invalid/a', 'web seed http://gone.invalid/s/', 'peer gone.invalid:1']);
+  assert.equal(magnetWithout(m, drop), `magnet:?xt=urn:btih:${HEX}&dn=a%20b&tr.2=http://t.example/a&x.pe=10.0.0.1:6881&kt=x`);
+  assert.equal(magnetWithout(m, new Set()), m);
+  assert.deepEqual(magnetAddresses(magnetWithout(m, drop)).map(addressKey), ['tracker http://t.example/a', 'peer 10.0.0.1:6881']);
+});
+
+test('torrentWithout: dropped trackers, web seeds and DHT nodes go (emptied tiers and keys too); info is untouched, so is the info hash', () => {
+  // keys out of order and a non-canonical info dict: copied byte for byte, never re-encoded
+  const info = Buffer.from('d6:lengthi1e4:name1:x12:piece lengthi16384e6:pieces20:' + '\0'.repeat(20) + '1:zi0ee', 'latin1');
+  const rest = encodeBencode({
+    announce: 'http://gone.invalid/announce',
+    'announce-list': [['http://gone.invalid/announce'], ['http://t.example/a', 'udp://gone.invalid:80']],
+    comment: 'kept',
+    'url-list': ['http://gone.invalid/s/', 'http://seed.example/s/'],
+    httpseeds: ['http://gone.invalid/hs'],
+    nodes: [['gone.invalid', 6881], ['router.example', 6881]],
+  });
+  const t = Buffer.concat([rest.subarray(0, rest.length - 1), Buffer.from('4:info'), info, Buffer.from('e')]);
+  const hash = (b: Buffer) => createHash('sha1').update(b.subarray(decodeBencode(b).rootRanges.get('info')!.start, decodeBencode(b).rootRanges.get('info')!.end)).digest('hex');
+  const drop = new Set(torrentAddresses(t).filter((a) => a.shown.includes('gone.invalid')).map(addressKey));
+  assert.equal(drop.size, 5);
+  const out = torrentWithout(t, drop);
+  assert.equal(hash(out), hash(t), 'the info hash is unchanged');
+  assert.ok(out.includes(info), 'info byte for byte');
+  assert.deepEqual(torrentAddresses(out).map(addressKey), ['tracker http://t.example/a', 'web seed http://seed.example/s/', 'DHT node router.example:6881']);
+  const root = decodeBencode(out).value as Map<string, unknown>;
+  assert.deepEqual([...root.keys()], ['announce-list', 'comment', 'nodes', 'url-list', 'info'], 'announce and httpseeds (all dropped) are gone, the rest in order');
+  assert.ok(torrentWithout(t, new Set()).equals(t), 'nothing dropped: the same bytes');
 });

@@ -97,7 +97,7 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
         '`offline_download_transfer` task). URLs resolving to loopback/private/link-local/metadata addresses are refused before any tool sees them, and so are magnets and torrents naming such a tracker, web seed or peer (unless its host is in seed_trusted_source_hosts). ' +
         '`delete_policy`: what happens to the tool\'s copy after the transfer (`upload_download_stream`: SimpleHttp only, no copy — what SimpleHttp always does).',
       body: AddBody,
-      response: { 200: OkOf(Type.Object({ tasks: Type.Array(TaskInfoSchema) })) },
+      response: { 200: OkOf(Type.Object({ tasks: Type.Array(TaskInfoSchema), warnings: Type.Optional(Type.Array(Type.String({ description: '`urls[i]: tracker …: cannot resolve …`: an address of a magnet or torrent left out of what the tool gets (its host does not resolve)' }))) })) },
     },
   }, async (req) => {
     const user = currentUser(req);
@@ -119,18 +119,22 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
     const origin = requestOrigin(req);
     const viaTool = await deps.settings.getBool('offline_http_via_tool');
     const sources: OfflineSource[] = [];
+    const warnings: string[] = [];
     for (const [i, raw] of b.urls.entries()) {
       if (raw.trim() === '') continue;
       const field = `urls[${i}]`;
       const s = parseSource(user, raw, field);
       if (tool === 'SimpleHttp' && s.kind !== 'url') throw badRequest(`${field}: SimpleHttp fetches http(s) URLs only; use a BitTorrent tool for magnets and torrents`, { field });
       if (tool !== 'SimpleHttp' && s.kind === 'url' && !viaTool) throw badRequest(`${field}: plain http(s) URLs are fetched by SimpleHttp (offline_http_via_tool is off)`, { field });
-      if (s.kind !== 'torrent') await checkToolInput(deps, origin, { kind: s.kind, url: s.url! }, field);
+      let checked;
+      if (s.kind !== 'torrent') checked = await checkToolInput(deps, origin, { kind: s.kind, url: s.url! }, field);
       else {
         const t = s.data !== undefined ? await readUploadedTorrent(deps, s.data, field) : await readStoredTorrent(deps, user, s.path!, field);
         if (s.data !== undefined) s.info_hash = t.infoHash;
-        await checkToolInput(deps, origin, { kind: 'torrent', ...t }, field);
+        checked = await checkToolInput(deps, origin, { kind: 'torrent', ...t }, field);
       }
+      // the task checks again when it runs and hands the tool the magnet or torrent without these
+      for (const d of checked.dropped) warnings.push(`${field}: left out, ${d}`);
       sources.push(s);
     }
     if (sources.length === 0) throw badRequest('urls: nothing to download', { field: 'urls' });
@@ -144,6 +148,6 @@ export function offlineRoutes(app: HttpApp, deps: OfflineDeps): void {
       });
       tasks.push(presentTask(row, user.username, user.role));
     }
-    return ok({ tasks });
+    return ok({ tasks, ...(warnings.length ? { warnings } : {}) });
   });
 }

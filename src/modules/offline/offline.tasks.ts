@@ -29,8 +29,8 @@ import { decodeTorrent } from '../seeds/formats/index.js';
 import { SourceSchema } from './inputs.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { PieceMismatch, checkTorrentPieces } from './torrent-check.js';
-import { BT_TOOLS, checkToolInput, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
-import { ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
+import { BT_TOOLS, TOOL_SETTINGS, checkToolInput, droppedNote, readStoredTorrent, toolOf, type BtToolName } from './tool-access.js';
+import { ToolAuthError, ToolError, magnetInfoHash, type DownloadTool, type ToolInput } from './tools/tool.js';
 
 const HashesSchema = Type.Object({ md5: Type.Optional(Type.String()), sha1: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()) });
 const HandedFileSchema = Type.Object({ rel: Type.String(), to: Type.String(), size: Type.Integer({ minimum: 0 }), expected: HashesSchema });
@@ -189,18 +189,24 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
   const { tool, seedMinutes } = await toolOf(deps, job.tool as BtToolName);
   const work = join(deps.workDir, run.taskId);
   const ids: string[] = [];
+  let say = (text: string) => run.status(text);
   try {
-    run.status(`handing the download to ${tool.name}`);
+    say(`handing the download to ${tool.name}`);
     let input: ToolInput;
     if (job.source.kind === 'torrent' && job.source.data !== undefined) input = { kind: 'torrent', bytes: Buffer.from(job.source.data, 'base64'), infoHash: job.source.info_hash ?? '' };
     else if (job.source.kind === 'torrent') input = { kind: 'torrent', ...(await readStoredTorrent(deps, user, job.source.path ?? '')) };
     else input = { kind: job.source.kind, url: job.source.url ?? '' };
-    // again at every run: a retry after the admin removed a trusted host is refused before the tool sees it
-    await checkToolInput(deps, job.origin, input, job.source.kind === 'url' ? 'url' : job.source.kind);
+    // again at every run: a retry after the admin removed a trusted host is refused before the tool sees it; the
+    // tool gets the magnet or torrent without the trackers and web seeds whose hosts do not resolve (now)
+    const checked = await checkToolInput(deps, job.origin, input, job.source.kind === 'url' ? 'url' : job.source.kind);
+    input = checked.input;
+    const note = droppedNote(checked.dropped);
+    say = (text) => run.status(note ? `${text}; ${note}` : text);
     // a task taken over (its instance died) or retried starts again: drop what the earlier attempt left
     await tool.clear(work, input.kind === 'torrent' ? input.infoHash || null : input.kind === 'magnet' ? magnetInfoHash(input.url) : null);
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
+    say(`handing the download to ${tool.name}`);
     let id = await tool.add(input, work, seedMinutes);
     ids.push(id);
     const stall = stallWatch(Math.max(0, await deps.settings.getNumber('offline_stall_timeout')));
@@ -219,9 +225,9 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
         if (stall.stalled(st.doneBytes, st.totalBytes)) {
           const gap = await tool.missingPiece?.(id, work).catch(() => null);
           const where = gap ? `; piece ${gap.index} of ${gap.count}${gap.files.length ? ` (in ${gap.files.join(', ')})` : ''} never arrived intact` : '';
-          throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (${st.text}${where}; no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed`);
+          throw new ToolError(`${tool.name}: no progress for ${stall.seconds} s (${st.text}${where}; no peers, or the source stalled; offline_stall_timeout); the download was dropped, nothing landed${note ? `; ${note}` : ''}`);
         }
-        run.status(`downloading (${st.text})`);
+        say(`downloading (${st.text})`);
         continue;
       }
       const got = st.files ?? [];
@@ -230,7 +236,7 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       for (const f of job.select ?? []) if (!got.some((g) => g.rel === f.rel && g.size === f.size)) throw new ToolError(`${tool.name} did not download ${f.rel} (${f.size} bytes)`);
       const torrent = input.kind === 'torrent' ? input.bytes : input.kind === 'magnet' ? await magnetMetainfo(tool, id, input.url) : null;
       if (torrent) {
-        run.status(`checking every piece of ${tool.name}'s copy against the torrent`);
+        say(`checking every piece of ${tool.name}'s copy against the torrent`);
         await settledPieceCheck(work, torrent, run.signal);
       }
       const seeding = Boolean(st.seeding) && seedMinutes > 0;
@@ -242,13 +248,18 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
       });
       // not seeding: the tool lets go of it (its files stay for the transfer)
       if (!seeding) for (const i of ids) await tool.forget(i, false);
-      run.status('offline download completed, maybe transferring');
-      return { transfer_task: t.id, files: files.map((f) => f.rel) };
+      say('offline download completed, maybe transferring');
+      return { transfer_task: t.id, files: files.map((f) => f.rel), ...(checked.dropped.length ? { dropped: checked.dropped } : {}) };
     }
   } catch (e) {
-    // canceled or failed: the tool forgets it and nothing it wrote stays
+    // canceled or failed: the tool forgets it and nothing it wrote stays (with credentials it now refuses, the
+    // tool keeps its download: the next attempt's clear() removes it)
     for (const i of ids) await tool.forget(i, true);
     await rm(work, { recursive: true, force: true });
+    if (e instanceof ToolAuthError) {
+      const route = TOOL_SETTINGS[job.tool as BtToolName].route;
+      throw new ToolAuthError(`${e.message}: the ${tool.name} credentials saved with ${route} no longer work; nothing landed. Fix them (POST /api/admin/setting/${route}), then retry the task`);
+    }
     throw e;
   }
 }

@@ -9,9 +9,9 @@ import { isWithin } from '../../lib/paths.js';
 import type { User } from '../users/user.model.js';
 import { MAX_SEED_DOC_BYTES } from '../seeds/formats/index.js';
 import { analyzeSeed } from '../seeds/common/seed-analysis.js';
-import { checkPublicAddress, onceResolver, SourceRefused, type FetchOptions } from '../seeds/operations/fetcher.js';
+import { checkPublicAddress, HostUnresolved, onceResolver, SourceRefused, type FetchOptions } from '../seeds/operations/fetcher.js';
 import { sourceContextFor } from '../seeds/operations/source-rules.js';
-import { magnetAddresses, torrentAddresses, type InnerAddress } from './inner-addresses.js';
+import { addressKey, magnetAddresses, magnetWithout, torrentAddresses, torrentWithout, type InnerAddress } from './inner-addresses.js';
 import type { OfflineDeps } from './offline.deps.js';
 import { Aria2 } from './tools/aria2.js';
 import { QBittorrent } from './tools/qbittorrent.js';
@@ -76,14 +76,30 @@ async function checkToolUrl(deps: Pick<OfflineDeps, 'links' | 'settings'>, origi
 /** At most this many distinct trackers, web seeds and peers in one magnet or torrent. */
 export const MAX_INNER_ADDRESSES = 200;
 
+/** What a tool may be handed, and the addresses left out of it (their hosts do not resolve), for the task to say. */
+export interface CheckedInput {
+  input: ToolInput;
+  /** `tracker http://…: cannot resolve …` per address dropped; empty when nothing was. */
+  dropped: string[];
+}
+
 /**
  * What goes to a tool obeys the SSRF rules of http sources (checkToolUrl): the URL itself, or every tracker, web
  * seed and peer inside a magnet or a torrent (inner-addresses.ts). Each one that is, or resolves to, a refused
- * address (unless its host is trusted), does not resolve, or cannot be read answers a 400 naming `field` and it.
+ * address (unless its host is trusted), or cannot be read, answers a 400 naming `field` and it. Inside a magnet or
+ * a torrent, one whose host does not resolve is DROPPED from what the tool gets (the magnet's parameter; the
+ * torrent's `announce`/`announce-list`/`url-list`/`httpseeds`/`nodes` entry, outside `info`, so the info hash is
+ * unchanged) and named in `dropped`; if that leaves nothing of what it named (no tracker, web seed, peer or
+ * metainfo source at all), it is refused: nothing could be reached by name, and with DHT off the tool would only
+ * stall until offline_stall_timeout. (A magnet that names no tracker at all is handed over as is: DHT.)
+ * A plain URL whose host does not resolve is refused like any unresolvable http source.
  * Checked when a download is queued, and again whenever its task runs (a retry after the trusted hosts changed).
  */
-export async function checkToolInput(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, input: ToolInput, field: string): Promise<void> {
-  if (input.kind === 'url') return checkToolUrl(deps, origin, input.url, field);
+export async function checkToolInput(deps: Pick<OfflineDeps, 'links' | 'settings'>, origin: string, input: ToolInput, field: string): Promise<CheckedInput> {
+  if (input.kind === 'url') {
+    await checkToolUrl(deps, origin, input.url, field);
+    return { input, dropped: [] };
+  }
   let found: InnerAddress[];
   try {
     found = input.kind === 'torrent' ? torrentAddresses(input.bytes) : magnetAddresses(input.url);
@@ -91,17 +107,36 @@ export async function checkToolInput(deps: Pick<OfflineDeps, 'links' | 'settings
     throw badRequest(`${field}: not a usable torrent: ${(e as Error).message}`, { field });
   }
   const seen = new Set<string>();
-  found = found.filter((a) => !seen.has(`${a.what} ${a.shown}`) && seen.add(`${a.what} ${a.shown}`));
+  found = found.filter((a) => !seen.has(addressKey(a)) && seen.add(addressKey(a)));
   if (found.length > MAX_INNER_ADDRESSES) throw badRequest(`${field}: names ${found.length} trackers, web seeds and peers (at most ${MAX_INNER_ADDRESSES})`, { field });
   const label = (a: InnerAddress) => `${a.what} ${a.shown.length > 200 ? `${a.shown.slice(0, 200)}…` : a.shown}: `;
   const bad = found.find((a) => a.url === null);
   if (bad) throw badRequest(`${field}: ${label(bad)}${bad.problem}`, { field });
-  if (found.length === 0) return;
+  if (found.length === 0) return { input, dropped: [] };
   const opts = { sctx: await sourceContextFor(deps, origin), resolve: onceResolver() };
   // resolved together; the first refused one in the order written is reported
-  const outcomes = await Promise.allSettled(found.map((a) => checkAddress(a.url!, opts, field, label(a))));
-  const refused = outcomes.find((o) => o.status === 'rejected');
-  if (refused) throw (refused as PromiseRejectedResult).reason;
+  const outcomes = await Promise.allSettled(found.map((a) => checkPublicAddress(a.url!, opts)));
+  const unresolved = new Set<string>();
+  const dropped: string[] = [];
+  for (const [i, o] of outcomes.entries()) {
+    if (o.status === 'fulfilled') continue;
+    const a = found[i]!;
+    const e = o.reason as Error;
+    if (e instanceof HostUnresolved) {
+      unresolved.add(addressKey(a));
+      dropped.push(`${label(a)}${e.message}`);
+    } else if (e instanceof SourceRefused) throw badRequest(`${field}: ${label(a)}refused: ${e.message}`, { field });
+    else throw badRequest(`${field}: ${label(a)}${e.message}`, { field });
+  }
+  if (unresolved.size === 0) return { input, dropped };
+  if (unresolved.size === found.length) throw badRequest(`${field}: none of the trackers, web seeds and peers it names can be reached (${dropped.join('; ')}); nothing to download from`, { field });
+  const out: ToolInput = input.kind === 'torrent' ? { ...input, bytes: torrentWithout(input.bytes, unresolved) } : { ...input, url: magnetWithout(input.url, unresolved) };
+  return { input: out, dropped };
+}
+
+/** What the task and the API say about the addresses dropped from a magnet or torrent. */
+export function droppedNote(dropped: string[]): string {
+  return dropped.length === 0 ? '' : `${dropped.length} unreachable tracker(s)/web seed(s)/peer(s) left out (their hosts do not resolve): ${dropped.join('; ')}`;
 }
 
 /** The bytes and info hash of a stored `.torrent` the user may read, checked by the torrent parser. */

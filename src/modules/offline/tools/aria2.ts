@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import { ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
+import { ToolAuthError, ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 export { ToolError };
 
@@ -50,8 +50,8 @@ export class Aria2 implements DownloadTool {
       throw new ToolError(`aria2 at ${redact(this.uri)} answered HTTP ${res.status} without a JSON-RPC reply (is this the aria2 RPC endpoint, e.g. http://host:6800/jsonrpc?)`);
     }
     if (reply.error) {
-      const hint = /unauthorized/i.test(reply.error.message) ? ' (wrong or missing secret)' : '';
-      throw new ToolError(`aria2: ${reply.error.message}${hint}`);
+      if (/unauthorized/i.test(reply.error.message)) throw new ToolAuthError(`aria2: ${reply.error.message} (wrong or missing secret)`);
+      throw new ToolError(`aria2: ${reply.error.message}`);
     }
     return reply.result as T;
   }

@@ -3,7 +3,7 @@
  * downloads are addressed by info hash (qBittorrent's add answers no id).
  */
 import { MAX_SEED_DOC_BYTES } from '../../seeds/formats/index.js';
-import { ToolError, firstMissingPiece, magnetInfoHash, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
+import { ToolAuthError, ToolError, firstMissingPiece, magnetInfoHash, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 interface QbTorrent {
   hash: string;
@@ -36,8 +36,9 @@ export class QBittorrent implements DownloadTool {
   private async login(): Promise<void> {
     const res = await toolFetch('qBittorrent', `${this.base}/api/v2/auth/login`, { method: 'POST', body: new URLSearchParams({ username: this.user, password: this.password }) }, this.timeoutMs);
     const text = await res.text();
-    if (res.status === 403) throw new ToolError('qBittorrent: this address is banned after too many failed logins (403)');
-    if (res.status !== 200 || text.trim() !== 'Ok.') throw new ToolError(res.status === 200 ? 'qBittorrent: wrong user or password' : `qBittorrent at ${redact(this.base)} answered HTTP ${res.status} to the login (is this its Web UI URL?)`);
+    if (res.status === 403) throw new ToolAuthError('qBittorrent: this address is banned after too many failed logins (403)');
+    if (res.status === 200 && text.trim() !== 'Ok.') throw new ToolAuthError('qBittorrent: wrong user or password');
+    if (res.status !== 200) throw new ToolError(`qBittorrent at ${redact(this.base)} answered HTTP ${res.status} to the login (is this its Web UI URL?)`);
     const sid = /SID=([^;]+)/.exec(res.headers.get('set-cookie') ?? '');
     this.cookie = sid ? `SID=${sid[1]}` : '';
   }

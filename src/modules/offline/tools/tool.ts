@@ -4,7 +4,12 @@
  * download (stopping it and, with `deleteData`, removing what it wrote).
  */
 export class ToolError extends Error {
-  override readonly name = 'ToolError';
+  override readonly name: string = 'ToolError';
+}
+
+/** The tool refused the credentials Ferry holds for it (changed or revoked since they were saved). */
+export class ToolAuthError extends ToolError {
+  override readonly name = 'ToolAuthError';
 }
 
 export type ToolInput = { kind: 'url' | 'magnet'; url: string } | { kind: 'torrent'; bytes: Buffer; infoHash: string };

@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { MAX_SEED_DOC_BYTES } from '../../seeds/formats/index.js';
-import { ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
+import { ToolAuthError, ToolError, bitSet, firstMissingPiece, redact, toolFetch, type DownloadTool, type MissingPiece, type ToolInput, type ToolStatus } from './tool.js';
 
 interface TrTorrent {
   hashString: string;
@@ -50,7 +50,7 @@ export class Transmission implements DownloadTool {
         await res.body?.cancel();
         continue;
       }
-      if (res.status === 401) throw new ToolError('Transmission: wrong user or password (401)');
+      if (res.status === 401) throw new ToolAuthError('Transmission: wrong user or password (401)');
       if (res.status === 403) throw new ToolError('Transmission: access denied (403: check rpc-whitelist)');
       const text = await res.text();
       let reply: { result?: string; arguments?: T };

@@ -55,6 +55,11 @@ export class SourceRefused extends Error {
   override readonly name = 'SourceRefused';
 }
 
+/** A host name the resolver has no address for (not a refusal: nothing is known about where it would lead). */
+export class HostUnresolved extends Error {
+  override readonly name = 'HostUnresolved';
+}
+
 export const MAX_REDIRECTS = 3;
 const HEADERS_TIMEOUT_MS = 30_000;
 const IDLE_TIMEOUT_MS = 60_000;
@@ -190,9 +195,9 @@ async function pickAddress(u: URL, opts: FetchOptions): Promise<{ address: strin
     try {
       addrs = await (opts.resolve ?? systemResolve)(host);
     } catch (e) {
-      throw new Error(`cannot resolve ${host}: ${(e as Error).message}`);
+      throw new HostUnresolved(`cannot resolve ${host}: ${(e as Error).message}`);
     }
-    if (addrs.length === 0) throw new Error(`cannot resolve ${host}: no addresses`);
+    if (addrs.length === 0) throw new HostUnresolved(`cannot resolve ${host}: no addresses`);
   }
   if (!isTrustedHost(u, opts.sctx)) {
     for (const a of addrs) {
