@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { POOL } from '../../src/db/database.js';
 import { MAX_STALE_MS } from '../../src/lib/shared-cache.js';
 import { SearchRepo, SHORT_QUERY_CAP } from '../../src/modules/search/search.repo.js';
@@ -244,6 +244,39 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     assert.equal(past.body.data.total, 3);
   });
 
+  /**
+   * Runs `work` while every main-pool connection is held, and asserts the main pool stayed busy meanwhile. Were
+   * `work` to need that pool it would wait for ever: a deadlock guard (not a timing assertion) fails it instead.
+   */
+  async function whileMainPoolHeld<T>(db: Kysely<any>, work: () => Promise<T>): Promise<T> {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    let taken!: () => void;
+    const allTaken = new Promise<void>((r) => (taken = r));
+    const holders = Array.from({ length: POOL }, () =>
+      db.connection().execute(async () => {
+        if (++held === POOL) taken();
+        await gate;
+      }),
+    );
+    try {
+      await allTaken;
+      let queued = false;
+      const waiting = sql`select 1`.execute(db).then(() => (queued = true));
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
+      const r = await Promise.race([work(), stuck]).finally(() => clearTimeout(guard));
+      assert.equal(queued, false, 'the main pool was busy meanwhile');
+      release();
+      await waiting;
+      return r;
+    } finally {
+      release();
+      await Promise.all(holders);
+    }
+  }
+
   test('PostgreSQL: a search answers while every connection of the main pool is taken (searches have a pool of their own)', async (t) => {
     const { db, dialect, sqlite, searchDb } = h().ctx.database;
     if (dialect !== 'postgres') return t.skip('SQLite has one connection and no pool');
@@ -251,36 +284,9 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     const repo = new SearchRepo(db, dialect, sqlite, searchDb);
     const root = h().ctx.storages.list().find((m) => m.record.mountPath === '/')!.record.id;
     const areas = [{ storageId: root, under: '/', excludes: [] }];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let held = 0;
-    let taken!: () => void;
-    const allTaken = new Promise<void>((r) => (taken = r));
-    // every main-pool connection busy until the search has answered (were the search on that pool, it would wait
-    // for them, and the test time out)
-    const holders = Array.from({ length: POOL }, () =>
-      db.connection().execute(async () => {
-        if (++held === POOL) taken();
-        await gate;
-      }),
-    );
-    let queued = false;
-    try {
-      await allTaken;
-      const waiting = sql`select 1`.execute(db).then(() => (queued = true));
-      // a deadlock guard, not a timing assertion: on the main pool the search would wait for ever
-      let guard: NodeJS.Timeout | undefined;
-      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
-      const r = await Promise.race([repo.search({ areas, words: ['xyz'], scope: 0, offset: 0, limit: 10 }), stuck]).finally(() => clearTimeout(guard));
-      assert.equal(queued, false, 'the main pool was busy meanwhile');
-      assert.deepEqual(r.rows.map((x) => x.path).sort(), ['/alice/alice-secret-xyz.txt', '/bob/bob-notes-xyz.txt', '/bob/deep/er/bob-deep-xyz.bin']);
-      assert.equal(r.total, 3);
-      release();
-      await waiting;
-    } finally {
-      release();
-      await Promise.all(holders);
-    }
+    const r = await whileMainPoolHeld(db, () => repo.search({ areas, words: ['xyz'], scope: 0, offset: 0, limit: 10 }));
+    assert.deepEqual(r.rows.map((x) => x.path).sort(), ['/alice/alice-secret-xyz.txt', '/bob/bob-notes-xyz.txt', '/bob/deep/er/bob-deep-xyz.bin']);
+    assert.equal(r.total, 3);
   });
 
   test('PostgreSQL: a search whose settings, metas and storages are due for a reload answers while the main pool is taken (those reloads have a connection of their own)', async (t) => {
@@ -290,33 +296,8 @@ forEachDialect('search: matching, bad input, visibility', (h) => {
     assert.equal((await h().ctx.search.search(user, { parent: '/', keywords: 'xyz', page: 1, per_page: 10 })).total, 2);
     // every cached table older than the hard bound: the next search must wait for their reloads
     await new Promise((r) => setTimeout(r, MAX_STALE_MS + 100));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let held = 0;
-    let taken!: () => void;
-    const allTaken = new Promise<void>((r) => (taken = r));
-    const holders = Array.from({ length: POOL }, () =>
-      db.connection().execute(async () => {
-        if (++held === POOL) taken();
-        await gate;
-      }),
-    );
-    let queued = false;
-    try {
-      await allTaken;
-      const waiting = sql`select 1`.execute(db).then(() => (queued = true));
-      // a deadlock guard, not a timing assertion: were the reloads on the main pool, the search would wait for ever
-      let guard: NodeJS.Timeout | undefined;
-      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the search waited for the main pool')), 30_000)));
-      const r = await Promise.race([h().ctx.search.search(user, { parent: '/', keywords: 'xyz', page: 1, per_page: 10 }), stuck]).finally(() => clearTimeout(guard));
-      assert.equal(queued, false, 'the main pool was busy meanwhile');
-      assert.equal(r.total, 2);
-      release();
-      await waiting;
-    } finally {
-      release();
-      await Promise.all(holders);
-    }
+    const r = await whileMainPoolHeld(db, () => h().ctx.search.search(user, { parent: '/', keywords: 'xyz', page: 1, per_page: 10 }));
+    assert.equal(r.total, 2);
   });
 
   test("another user's base path never leaks into results or totals; paths are relative to the base path", async () => {
