@@ -99,13 +99,13 @@ forEachDialect('webdav methods', (h: () => Harness) => {
     assert.equal(existsSync(join(files(), 'bad-sum.txt')), false);
   });
 
-  test('PUT with OC-Checksum MD5: MD5 is computed, checked and recorded; a wrong MD5 stores nothing and keeps the old file', async () => {
+  test('PUT with OC-Checksum MD5: MD5 is computed, checked and recorded, with SHA-1 (an ownCloud-dialect client compares either); a wrong MD5 stores nothing and keeps the old file', async () => {
     const body = 'md5 declared';
     const md5 = createHash('md5').update(body).digest('hex');
     const good = await req('PUT', '/dav/md5-sum.txt', { body, headers: { 'oc-checksum': `MD5:${md5}` } });
     assert.equal(good.status, 201);
     const pf = await req('PROPFIND', '/dav/md5-sum.txt', { headers: { depth: '0' }, body: propfindProps('<oc:checksums/>') });
-    assert.equal(propText(pf.body, 'checksum'), `MD5:${md5} SHA256:${createHash('sha256').update(body).digest('hex')}`);
+    assert.equal(propText(pf.body, 'checksum'), `SHA1:${createHash('sha1').update(body).digest('hex')} MD5:${md5} SHA256:${createHash('sha256').update(body).digest('hex')}`);
     const bad = await req('PUT', '/dav/md5-sum.txt', { body: 'replaced', headers: { 'oc-checksum': `MD5:${createHash('md5').update('other').digest('hex')}` } });
     assert.equal(bad.status, 400);
     assert.equal(readFileSync(join(files(), 'md5-sum.txt'), 'utf8'), body);
