@@ -145,7 +145,11 @@ describe('kill -9 during an offline_download_transfer', { timeout: 900_000 }, ()
         const idx = await query<{ path: string; size: unknown; sha256: string | null }>(db.url, dataDir, 'SELECT path, size, sha256 FROM hash_index');
         assert.deepEqual(idx.filter((x) => x.path.endsWith('big.bin')).map((x) => [x.path, Number(x.size)]), [['/dst/big.bin', SIZE]], JSON.stringify(idx));
         assert.ok(!existsSync(work), "aria2's copy is deleted after the transfer (delete_on_upload_succeed)");
-        const tasks = await taskRows(db.url, dataDir);
+        // the download task may have been the killed instance's too: it ends once the survivor takes it over as well
+        const tasks = await until(async () => {
+          const all = await taskRows(db.url, dataDir);
+          return all.every((t) => t.state >= 2) ? all : null;
+        }, 300_000, 'every task to end', 100);
         assert.deepEqual(tasks.map((t) => [t.type, t.state]).sort(), [['offline_download', 2], ['offline_download_transfer', 2]], 'one download, one transfer, both done');
 
         // the killed instance comes back: its start-up cleanup removes the temp file its cut-off copy left

@@ -16,7 +16,7 @@ export interface OfflineDeps {
   /** The site (SSRF rules: the site and `seed_trusted_source_hosts`). */
   links: SeedsDeps['links'];
   /** Queue tasks; list them (start-up: which download folders are orphaned). */
-  tasks: TaskQueue & Pick<TasksService, 'list'>;
+  tasks: TaskQueue & Pick<TasksService, 'list' | 'find'>;
   users: Pick<UsersRepo, 'byId'>;
   /** Metas: destinations, stored torrents and downloaded names hidden from the user are refused or skipped. */
   folderAccess: Pick<FolderAccess, 'requireChange' | 'isVisible'>;

@@ -21,7 +21,7 @@ import { assertSafeName, cleanPath, stripBasePath } from '../../lib/path-safety.
 import { baseName, isWithin, joinPath } from '../../lib/paths.js';
 import { byteCounter } from '../../lib/streams.js';
 import { defineTask, taskKind, type TaskDefinition } from '../tasks/task-definition.js';
-import type { TaskRunContext } from '../tasks/tasks.service.js';
+import { followUpTaskId, type TaskRunContext } from '../tasks/tasks.service.js';
 import { Perm, can, type User } from '../users/user.model.js';
 import { fetchSource } from '../seeds/operations/fetcher.js';
 import { sourceContextFor } from '../seeds/operations/source-rules.js';
@@ -188,6 +188,10 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
   const user = await creator(deps, job.user_id, job.target);
   const { tool, seedMinutes } = await toolOf(deps, job.tool as BtToolName);
   const work = join(deps.workDir, run.taskId);
+  // a run cut off after it queued the transfer (its instance died): the transfer owns the files now
+  const transferId = followUpTaskId(run.taskId, 'transfer');
+  const queued = await deps.tasks.find(transferId);
+  if (queued) return { transfer_task: queued.id };
   const ids: string[] = [];
   let say = (text: string) => run.status(text);
   try {
@@ -240,14 +244,15 @@ async function runTool(deps: OfflineDeps, job: ToolJob, run: Run): Promise<unkno
         await settledPieceCheck(work, torrent, run.signal);
       }
       const seeding = Boolean(st.seeding) && seedMinutes > 0;
+      // not seeding: the tool lets go of it (its files stay for the transfer)
+      if (!seeding) for (const i of ids) await tool.forget(i, false);
       const t = await deps.tasks.create(OFFLINE_TRANSFER_TASK, {
+        id: transferId,
         name: `transfer [](${files.length === 1 ? files[0]!.rel : files[0]!.rel.split('/')[0]}) to [](${stripBasePath(user.basePath, job.target)})`,
         creatorId: user.id,
         payload: { user_id: user.id, tool: job.tool, gid: seeding ? id : undefined, work, files, target: job.target, delete_policy: job.delete_policy, overwrite: job.overwrite },
         totalBytes: files.reduce((n, f) => n + f.size, 0),
       });
-      // not seeding: the tool lets go of it (its files stay for the transfer)
-      if (!seeding) for (const i of ids) await tool.forget(i, false);
       say('offline download completed, maybe transferring');
       return { transfer_task: t.id, files: files.map((f) => f.rel), ...(checked.dropped.length ? { dropped: checked.dropped } : {}) };
     }

@@ -15,10 +15,11 @@
  * Timing defaults can be lowered with FERRY_TASK_HEARTBEAT_MS / FERRY_TASK_STALE_MS /
  * FERRY_TASK_POLL_MS (tests), or `configure()`.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { badRequest, forbidden, isAppError, notFound } from '../../lib/errors.js';
 import type { User } from '../users/user.model.js';
@@ -46,6 +47,17 @@ export interface NewTask<S extends TSchema> {
   creatorId: number;
   payload: Static<S>;
   totalBytes?: number;
+  /**
+   * A caller-chosen id (`followUpTaskId`): creating it again — the creating task re-run after its instance died —
+   * returns the task the first run made instead of a second one.
+   */
+  id?: string;
+}
+
+/** The id of the one task `parentId` queues as `role` (a download's transfer): the same on every run of the parent. */
+export function followUpTaskId(parentId: string, role: string): string {
+  const h = createHash('sha256').update(`${parentId}/${role}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 /** How the task service finds a task's creator as they are now (users by id). */
@@ -147,10 +159,21 @@ export class TasksService {
   async create<S extends TSchema>(kind: TaskKind<S>, t: NewTask<S>): Promise<TaskRow> {
     const problem = payloadProblem(kind, t.payload);
     if (problem) throw new Error(`${kind.type} task payload: ${problem}`);
-    const row = pendingTaskRow({ id: randomUUID(), type: kind.type, name: t.name, creator_id: t.creatorId, payload: JSON.stringify(t.payload), total_bytes: t.totalBytes ?? 0 });
-    await this.repo.insert(row);
+    const row = pendingTaskRow({ id: t.id ?? randomUUID(), type: kind.type, name: t.name, creator_id: t.creatorId, payload: JSON.stringify(t.payload), total_bytes: t.totalBytes ?? 0 });
+    try {
+      await this.repo.insert(row);
+    } catch (e) {
+      const made = t.id !== undefined && isUniqueViolation(e) ? await this.repo.byId(t.id) : null;
+      if (made?.type !== kind.type) throw e;
+      return made;
+    }
     this.kick();
     return row;
+  }
+
+  /** The task with this id, or null. */
+  find(id: string): Promise<TaskRow | null> {
+    return this.repo.byId(id);
   }
 
   // ------------------------------------------------------------------ runner loop

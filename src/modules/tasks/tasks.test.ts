@@ -11,7 +11,7 @@ import { before, test } from 'node:test';
 import { forEachDialect, type Harness } from '../../../test/support/harness.js';
 import { pendingTaskRow, TaskState, type TaskRow } from './task.model.js';
 import { TasksRepo } from './tasks.repo.js';
-import type { TaskRunContext } from './tasks.service.js';
+import { followUpTaskId, type TaskRunContext } from './tasks.service.js';
 import { defineTask, taskKind } from './task-definition.js';
 import { Type } from 'typebox';
 
@@ -80,6 +80,21 @@ forEachDialect('tasks', (h) => {
     assert.deepEqual(JSON.parse(done.result), { echo: { x: 42 }, attempt: 1 });
     assert.equal(done.runner, null);
     assert.ok(done.start_time && done.end_time);
+  });
+
+  test('a follow-up task created again with its id (the creating task re-run) is the first one, not a second', async () => {
+    const id = followUpTaskId(randomUUID(), 'transfer');
+    assert.equal(followUpTaskId('parent', 'transfer'), followUpTaskId('parent', 'transfer'));
+    assert.notEqual(followUpTaskId('parent', 'transfer'), followUpTaskId('other', 'transfer'));
+    const first = await h().ctx.tasks.create(KIND, { id, name: 'first', creatorId: 1, payload: { n: 1 } });
+    const again = await h().ctx.tasks.create(KIND, { id, name: 'again', creatorId: 1, payload: { n: 2 } });
+    assert.equal(first.id, id);
+    assert.equal(again.id, id);
+    assert.equal(again.name, 'first');
+    assert.equal((await h().ctx.tasks.find(id))?.name, 'first');
+    assert.equal(await h().ctx.tasks.find(randomUUID()), null);
+    await h().ctx.tasks.settle(id, 5000);
+    assert.equal(t.calls.filter((c) => c.payload.n === 2).length, 0, 'the second create queued nothing');
   });
 
   test('a failing handler → failed (7) with its error; retry runs it again', async () => {
