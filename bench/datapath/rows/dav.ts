@@ -1,8 +1,8 @@
 // Row 12, WebDAV (HTTP Basic auth as admin), for when Ferry serves `/dav`:
 //   PUT and GET of `size` bytes through /dav/… vs Ferry's own HTTP API in the same run
 //   (PUT /api/fs/put and GET /d/, alternating) [within 10%: ratio ≤ 1.1×]; and the PUT as rclone's
-//   owncloud/nextcloud vendors send it (OC-Checksum: SHA1:…) vs the API checking the same declared
-//   digest (X-File-Sha1) [≤ 1.1×]
+//   owncloud/nextcloud vendors send it (OC-Checksum: SHA1:…; Ferry then also records MD5 and SHA-1) vs the API
+//   doing the same work (X-File-Sha1 + X-File-Md5 declared) [≤ 1.1×]
 //   PROPFIND Depth 1 of the 10,000-entry folder vs Apache mod_dav_fs on the same folder,
 //   requests/s with wrk [≤ 3×]
 //   Ferry's peak RSS while DAV_CONCURRENT clients PROPFIND that folder at once, DAV_ROUNDS times [≤ 200 MB]
@@ -58,7 +58,7 @@ export async function davRows(b: Bench, seconds: number): Promise<Row[]> {
     console.log(`  PROPFIND Apache: ${rates.map(fmtRate).join(', ')}; Ferry /dav/ answers 404`);
     return [
       naRow(`12 WebDAV PUT ${sizeLabel(size)} vs /api/fs/put`, '/dav not served', '—', '≤ 1.1×'),
-      naRow(`12 WebDAV PUT ${sizeLabel(size)}, OC-Checksum SHA1 (as rclone) vs /api/fs/put, X-File-Sha1`, '/dav not served', '—', '≤ 1.1×'),
+      naRow(`12 WebDAV PUT ${sizeLabel(size)}, OC-Checksum SHA1 (as rclone) vs /api/fs/put, X-File-Sha1 + X-File-Md5`, '/dav not served', '—', '≤ 1.1×'),
       naRow(`12 WebDAV GET ${sizeLabel(size)} vs /d/`, '/dav not served', '—', '≤ 1.1×'),
       naRow(propfindWork, '/dav not served', `Apache ${fmtRate(median(rates))}`, '≤ 3×'),
     ];
@@ -99,8 +99,10 @@ export async function davRows(b: Bench, seconds: number): Promise<Row[]> {
     );
   const put = await putPair('dav PUT', [], []);
   // both rclone vendors declare the source's SHA-1 with every upload: Ferry computes and checks it besides hash_on_write
+  // and records MD5 and SHA-1 for such a client: the API side declares both, so both sides hash the same
   const sha1 = await fileDigest(b.src, 'sha1');
-  const putSha1 = await putPair('dav PUT OC-Checksum SHA1', [`OC-Checksum: SHA1:${sha1}`], [`X-File-Sha1: ${sha1}`]);
+  const md5 = await fileDigest(b.src, 'md5');
+  const putSha1 = await putPair('dav PUT OC-Checksum SHA1', [`OC-Checksum: SHA1:${sha1}`], [`X-File-Sha1: ${sha1}`, `X-File-Md5: ${md5}`]);
   // once, untimed (as the download row does): the first whole read of the copied file teaches the hash
   // index its digests, which would otherwise be paid by whichever side goes first
   await curlGetExact(apiGet, size);
@@ -133,7 +135,7 @@ export async function davRows(b: Bench, seconds: number): Promise<Row[]> {
   return [
     limitRow(`12 PROPFIND Depth 1 x${DAV_CONCURRENT} concurrent: Ferry peak RSS`, peak, `${(peak / 1e6).toFixed(1)} MB at ${fmtRate(many)}`, RSS_LIMIT, '≤ 200 MB'),
     timeRow(`12 WebDAV PUT ${sizeLabel(size)} vs /api/fs/put`, put.ferry, put.peer, size, 1.1, 'Ferry API'),
-    timeRow(`12 WebDAV PUT ${sizeLabel(size)}, OC-Checksum SHA1 (as rclone) vs /api/fs/put, X-File-Sha1`, putSha1.ferry, putSha1.peer, size, 1.1, 'Ferry API'),
+    timeRow(`12 WebDAV PUT ${sizeLabel(size)}, OC-Checksum SHA1 (as rclone) vs /api/fs/put, X-File-Sha1 + X-File-Md5`, putSha1.ferry, putSha1.peer, size, 1.1, 'Ferry API'),
     timeRow(`12 WebDAV GET ${sizeLabel(size)} vs /d/`, get.ferry, get.peer, size, 1.1, 'Ferry /d/'),
     rateRow(propfindWork, pf.ferry, pf.peer, 3, 'Apache mod_dav_fs'),
   ];
