@@ -356,7 +356,7 @@ export class TasksService {
   // ------------------------------------------------------------------ API operations
 
   async get(id: string): Promise<TaskRow> {
-    const r = await this.repo.byId(id);
+    const r = await this.find(id);
     if (!r) throw notFound('task not found');
     return r;
   }
